@@ -1,0 +1,39 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/client.js';
+import { errorHandler } from './errors.js';
+import authPlugin from './plugins/auth.js';
+import dbPlugin from './plugins/db.js';
+import securityPlugin from './plugins/security.js';
+import webPlugin from './plugins/web.js';
+import idpPlugin from './idp/index.js';
+import mediaPlugin from './media/index.js';
+import apiRoutes from './routes/api.js';
+import healthRoutes from './routes/health.js';
+import publicConfigRoute from './routes/public-config.js';
+
+export interface AppOptions {
+  config: Config;
+  /** An already open database (tests, scripts); otherwise opened from config. */
+  database?: DatabaseHandle;
+}
+
+/** The whole application as one Fastify plugin; server.ts and the tests register it. */
+const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
+  fastify.setErrorHandler(errorHandler);
+  fastify.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}.` }),
+  );
+
+  await fastify.register(dbPlugin, { config: opts.config, database: opts.database });
+  await fastify.register(securityPlugin);
+  await fastify.register(authPlugin);
+  await fastify.register(healthRoutes);
+  await fastify.register(publicConfigRoute);
+  if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
+  await fastify.register(mediaPlugin);
+  await fastify.register(apiRoutes, { prefix: '/api' });
+  await fastify.register(webPlugin);
+};
+
+export default app;

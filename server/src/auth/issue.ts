@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { AuthConfig } from '../config.js';
+import { SIGNING_ALG, type SigningKey } from './keys.js';
+
+export interface TokenSubject {
+  sub: string;
+  username: string;
+  email: string;
+}
+
+/**
+ * An access token from the embedded provider, shaped like Keycloak's
+ * (preferred_username, azp, aud) so the API treats both alike.
+ */
+export async function issueAccessToken(key: SigningKey, auth: AuthConfig, subject: TokenSubject, ttlSeconds = auth.tokenTtlSeconds) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    preferred_username: subject.username,
+    username: subject.username,
+    email: subject.email,
+    azp: auth.clientId,
+    scope: 'email openid profile',
+    typ: 'Bearer',
+  })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+    .setIssuer(auth.issuer)
+    .setSubject(subject.sub)
+    .setAudience(auth.audience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
+}

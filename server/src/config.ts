@@ -1,0 +1,218 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Every setting the server reads, parsed once at start-up. Nothing else in the
+ * server reads process.env: pass a Config (or build one with loadConfig({...}))
+ * so that tests can run several servers side by side.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** Where browsers reach the app, without a trailing slash. */
+  publicUrl: string;
+  dataDir: string;
+  databaseFile: string;
+  logLevel: string;
+  /** Honour X-Forwarded-For (only behind a reverse proxy you run). */
+  trustProxy: boolean;
+  /** Origins allowed to call the API from another origin (the app's own is always allowed). */
+  corsOrigins: string[];
+  auth: AuthConfig;
+  storage: StorageConfig;
+  uploads: {
+    maxBytes: number;
+    urlTtlSeconds: number;
+    /** Raw uploads never turned into a post are removed after this long. */
+    orphanTtlSeconds: number;
+    /** Largest decoded image accepted, in pixels (decompression-bomb guard). */
+    maxPixels: number;
+    /** Image jobs allowed at once; more wait in line so the event loop stays free. */
+    imageConcurrency: number;
+  };
+  rateLimits: {
+    /** Writes (POST/PUT/DELETE under /api and uploads) per user per minute. */
+    writesPerMinute: number;
+    /** Sign-in and sign-up submissions per address per minute. */
+    authPerMinute: number;
+  };
+  web: {
+    /** Built SPA; served at / when present. */
+    distDir: string;
+    /** Base URL of the spec's main API host, as the browser sees it ('' = same origin). */
+    apiBaseUrl: string;
+    /** Base URL of the spec's second API host ('' = same origin). */
+    secondApiBaseUrl: string;
+  };
+  migrationsDir: string;
+}
+
+export interface AuthConfig {
+  provider: 'embedded' | 'oidc';
+  /** Issuer the tokens must carry (public URL). */
+  issuer: string;
+  clientId: string;
+  /** Audience accepted in `aud`; a token whose `azp` is clientId is accepted too. */
+  audience: string;
+  /** Where the server fetches the JWKS (may be an internal host name). */
+  jwksUrl: string;
+  /** URLs handed to the browser. */
+  authorizeUrl: string;
+  userInfoUrl: string;
+  logoutUrl: string;
+  /** Lifetime of tokens the embedded provider issues. */
+  tokenTtlSeconds: number;
+}
+
+export interface StorageConfig {
+  driver: 'local' | 's3';
+  /** Root folder of the local driver. */
+  localDir: string;
+  s3: {
+    /** Endpoint the server talks to, e.g. http://minio:9000 */
+    endpoint: string;
+    /** Endpoint browsers upload to (presigned URLs are signed for it). */
+    publicEndpoint: string;
+    region: string;
+    bucket: string;
+    accessKey: string;
+    secretKey: string;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? fallback : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+function required(env: Env, name: string, why: string): string {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') throw new ConfigError(`${name} must be set ${why}`);
+  return value.trim();
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** The repository root: the folder that holds migrations/ (works from src/ and from dist/). */
+export function findAppRoot(start = dirname(fileURLToPath(import.meta.url))): string {
+  let dir = start;
+  for (;;) {
+    if (existsSync(join(dir, 'migrations', 'meta', '_journal.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new ConfigError('cannot find the migrations/ folder above ' + start);
+    dir = parent;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000);
+  const publicUrl = trimSlash(str(env, 'PUBLIC_URL', `http://localhost:${port}`));
+  const dataDir = resolve(str(env, 'DATA_DIR', './data'));
+  const appRoot = findAppRoot();
+
+  const provider = oneOf(env, 'AUTH_PROVIDER', ['embedded', 'oidc'] as const, 'embedded');
+  const clientId = str(env, 'OIDC_CLIENT_ID', 'shower-beer');
+  let auth: AuthConfig;
+  if (provider === 'embedded') {
+    auth = {
+      provider,
+      issuer: publicUrl,
+      clientId,
+      audience: clientId,
+      jwksUrl: `${publicUrl}/.well-known/jwks.json`,
+      authorizeUrl: `${publicUrl}/oauth2/authorize`,
+      userInfoUrl: `${publicUrl}/oauth2/userInfo`,
+      logoutUrl: `${publicUrl}/oauth2/logout`,
+      tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
+    };
+  } else {
+    const issuer = trimSlash(required(env, 'OIDC_ISSUER', 'when AUTH_PROVIDER=oidc'));
+    // Keycloak's endpoint layout is the default; any other provider sets the URLs.
+    const kc = `${issuer}/protocol/openid-connect`;
+    const internalIssuer = trimSlash(str(env, 'OIDC_INTERNAL_ISSUER', issuer));
+    auth = {
+      provider,
+      issuer,
+      clientId,
+      audience: str(env, 'OIDC_AUDIENCE', clientId),
+      jwksUrl: str(env, 'OIDC_JWKS_URL', `${internalIssuer}/protocol/openid-connect/certs`),
+      authorizeUrl: str(env, 'OIDC_AUTHORIZE_URL', `${kc}/auth`),
+      userInfoUrl: str(env, 'OIDC_USERINFO_URL', `${kc}/userinfo`),
+      logoutUrl: str(env, 'OIDC_LOGOUT_URL', `${kc}/logout`),
+      tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
+    };
+  }
+
+  const driver = oneOf(env, 'STORAGE_DRIVER', ['local', 's3'] as const, 'local');
+  const s3Endpoint = str(env, 'S3_ENDPOINT', 'http://localhost:9000');
+  const storage: StorageConfig = {
+    driver,
+    localDir: join(dataDir, 'storage'),
+    s3: {
+      endpoint: s3Endpoint,
+      publicEndpoint: str(env, 'S3_PUBLIC_ENDPOINT', s3Endpoint),
+      region: str(env, 'S3_REGION', 'us-east-1'),
+      bucket: str(env, 'S3_BUCKET', 'shower-beer'),
+      accessKey: driver === 's3' ? required(env, 'S3_ACCESS_KEY', 'when STORAGE_DRIVER=s3') : '',
+      secretKey: driver === 's3' ? required(env, 'S3_SECRET_KEY', 'when STORAGE_DRIVER=s3') : '',
+    },
+  };
+
+  const corsOrigins = str(env, 'CORS_ORIGINS', '')
+    .split(',')
+    .map((o) => trimSlash(o.trim()))
+    .filter(Boolean);
+
+  return {
+    port,
+    host: str(env, 'HOST', 'localhost'),
+    publicUrl,
+    dataDir,
+    databaseFile: join(dataDir, 'shower-beer.db'),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    trustProxy: oneOf(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',
+    corsOrigins,
+    auth,
+    storage,
+    uploads: {
+      maxBytes: int(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1),
+      urlTtlSeconds: int(env, 'UPLOAD_URL_TTL_SECONDS', 900, 1),
+      orphanTtlSeconds: int(env, 'UPLOAD_ORPHAN_TTL_SECONDS', 24 * 3600, 1),
+      maxPixels: int(env, 'IMAGE_MAX_PIXELS', 100_000_000, 1),
+      imageConcurrency: int(env, 'IMAGE_CONCURRENCY', 1, 1),
+    },
+    rateLimits: {
+      writesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 600, 1),
+      authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 20, 1),
+    },
+    web: {
+      distDir: resolve(str(env, 'WEB_DIST_DIR', join(appRoot, 'web', 'dist'))),
+      apiBaseUrl: trimSlash(str(env, 'API_BASE_URL', '')),
+      secondApiBaseUrl: trimSlash(str(env, 'SECOND_API_BASE_URL', '')),
+    },
+    migrationsDir: join(appRoot, 'migrations'),
+  };
+}

@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.js';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface DatabaseHandle {
+  /** The raw connection, for prepared statements on hot paths and for backups. */
+  sqlite: Database.Database;
+  db: Db;
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed) the SQLite database, sets the pragmas every
+ * connection needs, and applies the committed migrations.
+ */
+export function openDatabase(file: string, migrationsDir: string): DatabaseHandle {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL is durable across process crashes in WAL mode; only an OS crash or
+  // power cut can lose the last transactions, never corrupt the database.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma('cache_size = -65536');
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder: migrationsDir });
+  return {
+    sqlite,
+    db,
+    close() {
+      if (!sqlite.open) return;
+      try {
+        sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        sqlite.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Timestamps are integer milliseconds since the epoch (UTC).
+// Counters (post_count, like_count, …) are maintained in the same transaction
+// as the write that changes them, so reads never COUNT over big tables.
+
+/** People known to the API, keyed by the identity provider's `sub`. */
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sub: text('sub').notNull(),
+    username: text('username').notNull(),
+    email: text('email'),
+    /** Media key of the current profile picture (see posts.media_key). */
+    profilePictureKey: text('profile_picture_key'),
+    /** Visible posts (profile pictures excluded), anonymous ones included. */
+    postCount: integer('post_count').notNull().default(0),
+    /** Likes and comments received on this user's visible posts. */
+    likesReceived: integer('likes_received').notNull().default(0),
+    commentsReceived: integer('comments_received').notNull().default(0),
+    followerCount: integer('follower_count').notNull().default(0),
+    followingCount: integer('following_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    /** Set when the account is removed; tokens of a deleted user are refused. */
+    deletedAt: integer('deleted_at'),
+  },
+  (t) => [
+    uniqueIndex('users_sub_unique').on(t.sub),
+    // Case-insensitive unique names; also serves prefix search as a NOCASE range.
+    uniqueIndex('users_username_nocase_unique').on(sql`${t.username} COLLATE NOCASE`),
+  ],
+);
+
+/** Posts, including profile pictures (is_profile_picture = 1), as the spec stores them. */
+export const posts = sqliteTable(
+  'posts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    caption: text('caption').notNull().default(''),
+    isAnonymous: integer('is_anonymous', { mode: 'boolean' }).notNull().default(false),
+    isProfilePicture: integer('is_profile_picture', { mode: 'boolean' }).notNull().default(false),
+    /** Key prefix of the processed images: `<mediaKey>/display.webp`, `<mediaKey>/thumb.webp`. */
+    mediaKey: text('media_key').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    likeCount: integer('like_count').notNull().default(0),
+    commentCount: integer('comment_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // Discover: newest first over visible posts.
+    index('posts_feed_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.isProfilePicture} = 0`),
+    // Profiles and the following feed: one user's posts newest first (covering for the candidates).
+    index('posts_user_feed_idx').on(t.userId, t.isProfilePicture, t.isAnonymous, t.createdAt, t.id),
+  ],
+);
+
+export const likes = sqliteTable(
+  'likes',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('likes_user_idx').on(t.userId)],
+);
+
+export const comments = sqliteTable(
+  'comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('comments_post_idx').on(t.postId, t.createdAt, t.id), index('comments_user_idx').on(t.userId)],
+);
+
+export const follows = sqliteTable(
+  'follows',
+  {
+    followerId: integer('follower_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    followeeId: integer('followee_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.followerId, t.followeeId] }),
+    index('follows_followee_idx').on(t.followeeId, t.followerId),
+  ],
+);
+
+/**
+ * Presigned raw uploads. A key belongs to the user it was presigned for and
+ * becomes a post at most once; raw bytes live in private storage only.
+ */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    key: text('key').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    contentType: text('content_type').notNull(),
+    isProfilePicture: integer('is_profile_picture', { mode: 'boolean' }).notNull().default(false),
+    /** pending (presigned) → uploaded (bytes stored) → used (turned into a post). */
+    status: text('status', { enum: ['pending', 'uploaded', 'used'] }).notNull().default('pending'),
+    size: integer('size'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('uploads_created_idx').on(t.status, t.createdAt)],
+);
+
+/** Accounts of the embedded identity provider (unused with an external provider). */
+export const idpAccounts = sqliteTable(
+  'idp_accounts',
+  {
+    /** Becomes the token's `sub`. */
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    /** scrypt$N$r$p$salt$hash (base64url parts). */
+    passwordHash: text('password_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('idp_accounts_username_unique').on(sql`${t.username} COLLATE NOCASE`),
+    uniqueIndex('idp_accounts_email_unique').on(sql`${t.email} COLLATE NOCASE`),
+  ],
+);
+
+export type User = typeof users.$inferSelect;
+export type Post = typeof posts.$inferSelect;
+export type Comment = typeof comments.$inferSelect;
+export type Upload = typeof uploads.$inferSelect;
+export type IdpAccount = typeof idpAccounts.$inferSelect;

@@ -1,0 +1,61 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import type { JWK } from 'jose';
+import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
+import { createTokenVerifier, TokenError, usernameFromClaims, type TokenClaims, type VerifyToken } from '../auth/verify.js';
+import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
+import { unauthorized } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Present with the embedded provider only: the key it signs tokens with. */
+    signingKey: SigningKey | null;
+    verifyToken: VerifyToken;
+    users: UsersRepository;
+    /** preHandler for routes that need a signed-in user; sets request.user. */
+    authenticate: (request: FastifyRequest) => Promise<void>;
+  }
+  interface FastifyRequest {
+    user: AuthUser;
+    tokenClaims: TokenClaims;
+  }
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]*)$/;
+
+export default fp(
+  async (fastify) => {
+    const { config } = fastify;
+    const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
+    const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
+    const verifyToken = createTokenVerifier(config.auth, localKeys);
+    const users = createUsersRepository(fastify.database.sqlite);
+
+    fastify.decorate('signingKey', signingKey);
+    fastify.decorate('verifyToken', verifyToken);
+    fastify.decorate('users', users);
+    fastify.decorateRequest('user', null as unknown as AuthUser);
+    fastify.decorateRequest('tokenClaims', null as unknown as TokenClaims);
+
+    fastify.decorate('authenticate', async (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      if (!header) throw unauthorized('Sign in first: the Authorization bearer token is missing.');
+      const match = BEARER.exec(header);
+      if (!match) throw unauthorized('The Authorization header must be "Bearer <token>".');
+      let claims: TokenClaims;
+      try {
+        claims = await verifyToken(match[1]!);
+      } catch (err) {
+        if (err instanceof TokenError) throw unauthorized(err.message);
+        // JWKS unreachable and the like: the token could not be checked, so it is not accepted.
+        request.log.warn({ err: (err as Error).message }, 'token verification failed');
+        throw unauthorized('The token could not be verified right now.');
+      }
+      const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null);
+      if (!user) throw unauthorized('This account no longer exists.');
+      request.user = user;
+      request.tokenClaims = claims;
+    });
+  },
+  { name: 'auth', dependencies: ['db'] },
+);

@@ -1,0 +1,49 @@
+import Fastify from 'fastify';
+import app from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { fastifyOptions } from './fastify-options.js';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const fastify = Fastify(fastifyOptions(config));
+  await fastify.register(app, { config });
+
+  let closing = false;
+  const close = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    fastify.log.info({ signal }, 'closing: draining in-flight requests');
+    // close() stops accepting, waits for in-flight requests, then runs onClose hooks (database last).
+    const timer = setTimeout(() => {
+      fastify.log.error('forced exit after 20 s');
+      process.exit(1);
+    }, 20_000);
+    timer.unref();
+    fastify.close().then(
+      () => process.exit(0),
+      (err) => {
+        fastify.log.error({ err }, 'error while closing');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => close('SIGTERM'));
+  process.on('SIGINT', () => close('SIGINT'));
+
+  await fastify.listen({ port: config.port, host: config.host });
+  fastify.log.info(`Shower Beer is up at ${config.publicUrl} (identity: ${config.auth.provider}, storage: ${config.storage.driver})`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import t from 'tap';
+import { generateKeyPair, exportJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { createTokenVerifier, usernameFromClaims } from '../../src/auth/verify.js';
+import type { AuthConfig } from '../../src/config.js';
+
+const auth: AuthConfig = {
+  provider: 'embedded',
+  issuer: 'http://localhost:3000',
+  clientId: 'shower-beer',
+  audience: 'shower-beer',
+  jwksUrl: 'http://localhost:3000/.well-known/jwks.json',
+  authorizeUrl: '',
+  userInfoUrl: '',
+  logoutUrl: '',
+  tokenTtlSeconds: 900,
+};
+
+async function keypair() {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256' };
+  return { privateKey: privateKey as CryptoKey, jwk };
+}
+
+function sign(key: CryptoKey, claims: Record<string, unknown> = {}, opts: { iss?: string; aud?: string; exp?: number } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ preferred_username: 'alice', email: 'alice@example.test', ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(opts.iss ?? auth.issuer)
+    .setAudience(opts.aud ?? auth.audience)
+    .setSubject('sub-alice')
+    .setIssuedAt(now - 10)
+    .setExpirationTime(opts.exp ?? now + 600)
+    .sign(key);
+}
+
+t.test('a well-formed token is accepted and its claims returned', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const verify = createTokenVerifier(auth, [jwk]);
+  const claims = await verify(await sign(privateKey));
+  t.equal(claims.sub, 'sub-alice');
+  t.equal(usernameFromClaims(claims), 'alice');
+});
+
+t.test('bad tokens are refused', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const other = await keypair();
+  const verify = createTokenVerifier(auth, [jwk]);
+  const now = Math.floor(Date.now() / 1000);
+  const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+  const body = Buffer.from(JSON.stringify({ sub: 'x', iss: auth.issuer, aud: auth.audience, exp: now + 600 })).toString('base64url');
+  const cases: Record<string, string> = {
+    'alg none': `${header}.${body}.`,
+    'wrong key': await sign(other.privateKey),
+    'wrong issuer': await sign(privateKey, {}, { iss: 'http://evil.test' }),
+    'wrong audience': await sign(privateKey, {}, { aud: 'someone-else' }),
+    expired: await sign(privateKey, {}, { exp: now - 60 }),
+    garbage: 'not.a.token',
+  };
+  for (const [name, token] of Object.entries(cases)) {
+    await t.rejects(verify(token), { name: 'TokenError' }, name);
+  }
+});
+
+t.test('azp of our client stands in for the audience (Keycloak)', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const verify = createTokenVerifier(auth, [jwk]);
+  const claims = await verify(await sign(privateKey, { azp: 'shower-beer' }, { aud: 'account' }));
+  t.equal(claims.azp, 'shower-beer');
+});
+
+t.test('the username comes from preferred_username, username, cognito:username, then e-mail', async (t) => {
+  t.equal(usernameFromClaims({ sub: 's', username: 'bob' }), 'bob');
+  t.equal(usernameFromClaims({ sub: 's', 'cognito:username': 'carol' }), 'carol');
+  t.equal(usernameFromClaims({ sub: 's', email: 'dave@example.test' }), 'dave');
+  t.equal(usernameFromClaims({ sub: 's' }), 'Beer Lover');
+});
