@@ -77,6 +77,7 @@ CREATE TABLE `users` (
 	`email` text,
 	`profile_picture_key` text,
 	`post_count` integer DEFAULT 0 NOT NULL,
+	`public_post_count` integer DEFAULT 0 NOT NULL,
 	`likes_received` integer DEFAULT 0 NOT NULL,
 	`comments_received` integer DEFAULT 0 NOT NULL,
 	`follower_count` integer DEFAULT 0 NOT NULL,

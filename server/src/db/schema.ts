@@ -17,6 +17,8 @@ export const users = sqliteTable(
     profilePictureKey: text('profile_picture_key'),
     /** Visible posts (profile pictures excluded), anonymous ones included. */
     postCount: integer('post_count').notNull().default(0),
+    /** Visible posts that are not anonymous: what other people's view of the profile counts. */
+    publicPostCount: integer('public_post_count').notNull().default(0),
     /** Likes and comments received on this user's visible posts. */
     likesReceived: integer('likes_received').notNull().default(0),
     commentsReceived: integer('comments_received').notNull().default(0),
