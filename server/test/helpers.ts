@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import app from '../src/app.js';
 import { issueAccessToken } from '../src/auth/issue.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -43,7 +44,8 @@ export async function buildTestApp(t: Teardown, env: Record<string, string> = {}
     ...env,
   });
   const fastify = Fastify(fastifyOptions(config));
-  await fastify.register(app, { config });
+  // fp: the app's decorations (signingKey, users, database, verifyToken…) are reachable from tests.
+  await fastify.register(fp(app), { config });
   await fastify.ready();
   t.teardown(async () => {
     await fastify.close();
