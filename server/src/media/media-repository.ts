@@ -1,0 +1,154 @@
+import type Database from 'better-sqlite3';
+
+export type UploadStatus = 'pending' | 'uploaded' | 'used';
+
+export interface UploadRow {
+  key: string;
+  userId: number;
+  contentType: string;
+  isProfilePicture: number;
+  status: UploadStatus;
+  size: number | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface NewPost {
+  userId: number;
+  caption: string;
+  isAnonymous: boolean;
+  isProfilePicture: boolean;
+  mediaKey: string;
+  width: number;
+  height: number;
+  createdAt: number;
+}
+
+export interface DeletedPost {
+  id: number;
+  userId: number;
+  mediaKey: string;
+  isProfilePicture: number;
+}
+
+/**
+ * The write side of uploads and posts. Every multi-row change is one
+ * IMMEDIATE transaction so counters never drift from the rows they count.
+ */
+export function createMediaRepository(sqlite: Database.Database) {
+  const insertUploadStmt = sqlite.prepare<[string, number, string, number, number, number]>(
+    `INSERT INTO uploads (key, user_id, content_type, is_profile_picture, status, created_at, expires_at)
+     VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+  );
+  const uploadByKey = sqlite.prepare<[string], UploadRow>(
+    `SELECT key, user_id AS userId, content_type AS contentType, is_profile_picture AS isProfilePicture,
+            status, size, created_at AS createdAt, expires_at AS expiresAt
+     FROM uploads WHERE key = ?`,
+  );
+  const markUploadedStmt = sqlite.prepare<[number, string]>(
+    `UPDATE uploads SET status = 'uploaded', size = ? WHERE key = ? AND status = 'pending'`,
+  );
+  const claimStmt = sqlite.prepare<[string, number]>(
+    `UPDATE uploads SET status = 'used' WHERE key = ? AND user_id = ? AND status = 'uploaded'`,
+  );
+  const releaseStmt = sqlite.prepare<[string]>(`UPDATE uploads SET status = 'uploaded' WHERE key = ? AND status = 'used'`);
+  const deleteUploadStmt = sqlite.prepare<[string]>('DELETE FROM uploads WHERE key = ?');
+  const deleteUploadIfStmt = sqlite.prepare<[string, string, number]>(
+    'DELETE FROM uploads WHERE key = ? AND status = ? AND created_at = ?',
+  );
+  const staleUploadsStmt = sqlite.prepare<[number, number], UploadRow>(
+    `SELECT key, user_id AS userId, content_type AS contentType, is_profile_picture AS isProfilePicture,
+            status, size, created_at AS createdAt, expires_at AS expiresAt
+     FROM uploads WHERE status IN ('pending', 'uploaded', 'used') AND created_at < ? ORDER BY created_at LIMIT ?`,
+  );
+  const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
+
+  const insertPostStmt = sqlite.prepare<[number, string, number, number, string, number, number, number], { id: number }>(
+    `INSERT INTO posts (user_id, caption, is_anonymous, is_profile_picture, media_key, width, height, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const countPostStmt = sqlite.prepare<[number, number]>(
+    'UPDATE users SET post_count = post_count + 1, public_post_count = public_post_count + ? WHERE id = ?',
+  );
+  const setPictureStmt = sqlite.prepare<[string | null, number]>('UPDATE users SET profile_picture_key = ? WHERE id = ?');
+  const pictureKeyStmt = sqlite.prepare<[number], { key: string | null }>(
+    'SELECT profile_picture_key AS key FROM users WHERE id = ?',
+  );
+
+  const postForDelete = sqlite.prepare<
+    [number],
+    DeletedPost & { isAnonymous: number; likeCount: number; commentCount: number }
+  >(
+    `SELECT id, user_id AS userId, media_key AS mediaKey, is_profile_picture AS isProfilePicture,
+            is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount
+     FROM posts WHERE id = ?`,
+  );
+  const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
+  const uncountPostStmt = sqlite.prepare<[number, number, number, number]>(
+    `UPDATE users SET post_count = MAX(post_count - 1, 0),
+                      public_post_count = MAX(public_post_count - ?, 0),
+                      likes_received = MAX(likes_received - ?, 0),
+                      comments_received = MAX(comments_received - ?, 0)
+     WHERE id = ?`,
+  );
+  const clearPictureStmt = sqlite.prepare<[number, string]>(
+    'UPDATE users SET profile_picture_key = NULL WHERE id = ? AND profile_picture_key = ?',
+  );
+
+  const insertPost = sqlite.transaction((post: NewPost): number => {
+    const { id } = insertPostStmt.get(
+      post.userId,
+      post.caption,
+      post.isAnonymous ? 1 : 0,
+      post.isProfilePicture ? 1 : 0,
+      post.mediaKey,
+      post.width,
+      post.height,
+      post.createdAt,
+    )!;
+    // Profile pictures are posts too, but never shown in feeds nor counted.
+    if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
+    else countPostStmt.run(post.isAnonymous ? 0 : 1, post.userId);
+    return id;
+  });
+
+  type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };
+  const deletePost = sqlite.transaction((postId: number, userId: number): DeleteResult => {
+    const post = postForDelete.get(postId);
+    if (!post) return { outcome: 'not_found' };
+    if (post.userId !== userId) return { outcome: 'forbidden' };
+    deletePostStmt.run(postId); // likes and comments go with it (ON DELETE CASCADE)
+    if (!post.isProfilePicture) {
+      uncountPostStmt.run(post.isAnonymous ? 0 : 1, post.likeCount, post.commentCount, post.userId);
+    }
+    clearPictureStmt.run(post.userId, post.mediaKey);
+    return {
+      outcome: 'deleted',
+      post: { id: post.id, userId: post.userId, mediaKey: post.mediaKey, isProfilePicture: post.isProfilePicture },
+    };
+  });
+
+  return {
+    insertUpload(key: string, userId: number, contentType: string, isProfilePicture: boolean, now: number, expiresAt: number) {
+      insertUploadStmt.run(key, userId, contentType, isProfilePicture ? 1 : 0, now, expiresAt);
+    },
+    findUpload: (key: string) => uploadByKey.get(key),
+    /** pending → uploaded; false when the row is gone or no longer pending. */
+    markUploaded: (key: string, size: number) => markUploadedStmt.run(size, key).changes === 1,
+    /** uploaded → used, for its owner only; false when someone else got there first. */
+    claimUpload: (key: string, userId: number) => claimStmt.run(key, userId).changes === 1,
+    /** used → uploaded, when making the post failed on our side so the user can retry. */
+    releaseUpload: (key: string) => void releaseStmt.run(key),
+    deleteUpload: (key: string) => void deleteUploadStmt.run(key),
+    /** Removes a row only if it is still what the sweep saw. */
+    deleteUploadIfUnchanged: (row: UploadRow) => deleteUploadIfStmt.run(row.key, row.status, row.createdAt).changes === 1,
+    staleUploads: (before: number, limit = 500) => staleUploadsStmt.all(before, limit),
+    hasUpload: (key: string) => uploadExists.get(key) !== undefined,
+
+    insertPost: (post: NewPost) => insertPost.immediate(post),
+    profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,
+    deletePost: (postId: number, userId: number) => deletePost.immediate(postId, userId),
+  };
+}
+
+export type MediaRepository = ReturnType<typeof createMediaRepository>;

@@ -1,0 +1,262 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { AuthUser } from '../domain/users-repository.js';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  HttpError,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from '../errors.js';
+import type { Limiter } from '../images/limiter.js';
+import { processImage } from '../images/pipeline.js';
+import { isLocalStorage } from '../storage/local.js';
+import type { Storage } from '../storage/storage.js';
+import type { MediaRepository } from './media-repository.js';
+import { displayKey, mediaUrls, thumbKey } from './urls.js';
+
+export const CAPTION_MAX = 2200;
+/** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
+const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
+export const UPLOAD_KEY = /^uploads\/(\d{1,15})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+export interface CreatedPost {
+  postid: number;
+  s3Url: string;
+  thumbnailUrl: string;
+  width: number;
+  height: number;
+  caption: string;
+  isAnonymous: boolean;
+  created_at: string;
+  username: string;
+  profilePictureUrl: string | null;
+  isOwner: true;
+  likeCount: 0;
+  likedByUser: false;
+  commentCount: 0;
+  comments: never[];
+  cursor: string;
+}
+
+export interface MediaServiceDeps {
+  config: Config;
+  storage: Storage;
+  repo: MediaRepository;
+  limiter: Limiter;
+  log: FastifyBaseLogger;
+  now?: () => number;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+/** Yields the body's chunks, failing with 413 as soon as it passes `max` bytes. */
+async function* capped(source: AsyncIterable<Buffer>, max: number, counter: { bytes: number }) {
+  for await (const chunk of source) {
+    counter.bytes += chunk.length;
+    if (counter.bytes > max) {
+      throw new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(max)} allowed.`, { connection: 'close' });
+    }
+    yield chunk;
+  }
+}
+
+export function createMediaService(deps: MediaServiceDeps) {
+  const { config, storage, repo, limiter, log } = deps;
+  const now = deps.now ?? Date.now;
+  const { maxBytes, maxPixels, urlTtlSeconds } = config.uploads;
+  /** Keys being received right now (one PUT per key, even at the same instant). */
+  const receiving = new Set<string>();
+
+  async function removeQuietly(key: string) {
+    try {
+      await storage.delete(key);
+    } catch (err) {
+      log.warn({ err: (err as Error).message, key }, 'could not remove a stored file');
+    }
+  }
+
+  return {
+    async presignUpload(user: AuthUser, fileType: string, isProfilePicture: boolean) {
+      if (!IMAGE_TYPE.test(fileType)) {
+        throw unsupportedMediaType('Only images can be uploaded: fileType must be an image type such as image/jpeg.');
+      }
+      const contentType = fileType.toLowerCase();
+      // The client's file name is never used in a key or a path.
+      const s3Key = `uploads/${user.id}/${randomUUID()}`;
+      const uploadUrl = await storage.presignPut(s3Key, contentType, urlTtlSeconds);
+      const at = now();
+      repo.insertUpload(s3Key, user.id, contentType, isProfilePicture, at, at + urlTtlSeconds * 1000);
+      return { uploadUrl, s3Key };
+    },
+
+    /** The local driver's upload endpoint: checks the signed URL, then streams the body to storage. */
+    async receiveUpload(input: {
+      key: string;
+      ct: string;
+      exp: string;
+      sig: string;
+      contentType: string | undefined;
+      contentLength: string | undefined;
+      body: AsyncIterable<Buffer>;
+    }) {
+      if (!isLocalStorage(storage)) throw notFound('Uploads go straight to the storage server.');
+      const check = storage.verifyPut(input.key, input.ct, input.exp, input.sig, now());
+      if (check === 'invalid') throw forbidden('This upload link is not valid.');
+      if (check === 'expired') throw forbidden('This upload link has expired: start the upload again.');
+      const sent = (input.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      if (sent !== input.ct) {
+        throw unsupportedMediaType(`The Content-Type must be ${input.ct}, the type this upload link was made for.`);
+      }
+      if (input.contentLength !== undefined && Number(input.contentLength) > maxBytes) {
+        throw new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(maxBytes)} allowed.`, {
+          connection: 'close',
+        });
+      }
+      const row = repo.findUpload(input.key);
+      if (!row) throw notFound('This upload no longer exists: start the upload again.');
+      if (row.status !== 'pending' || receiving.has(input.key)) {
+        throw conflict('This upload link was already used: start the upload again.');
+      }
+      receiving.add(input.key);
+      try {
+        const counter = { bytes: 0 };
+        // Streamed to a temp file and renamed into place; a failure leaves nothing behind.
+        await storage.write(input.key, Readable.from(capped(input.body, maxBytes, counter)), input.ct);
+        if (!repo.markUploaded(input.key, counter.bytes)) {
+          await removeQuietly(input.key);
+          throw conflict('This upload was cancelled: start the upload again.');
+        }
+        return { ok: true as const };
+      } finally {
+        receiving.delete(input.key);
+      }
+    },
+
+    async createPost(
+      user: AuthUser,
+      body: { s3Key: string; caption?: string; isAnonymous?: boolean; isProfilePicture?: boolean },
+    ): Promise<CreatedPost | { profilePictureUrl: string }> {
+      const isProfilePicture = body.isProfilePicture === true;
+      const isAnonymous = !isProfilePicture && body.isAnonymous === true;
+      let caption = '';
+      if (!isProfilePicture) {
+        if (body.caption === undefined) throw badRequest('A caption is required.');
+        if (body.caption.length > CAPTION_MAX) {
+          throw badRequest(`The caption is too long: at most ${CAPTION_MAX} characters (it has ${body.caption.length}).`);
+        }
+        caption = body.caption.trim();
+        if (!caption) throw badRequest('The caption cannot be blank.');
+      }
+
+      // Validate the key's shape first so nothing a client sends reaches storage unchecked.
+      const match = UPLOAD_KEY.exec(body.s3Key);
+      const row = match ? repo.findUpload(body.s3Key) : undefined;
+      if (!row) throw notFound('No such upload: upload the file first.');
+      if (row.userId !== user.id) throw forbidden('This upload belongs to someone else.');
+      if (row.status === 'used') throw conflict('This upload was already used for a post.');
+      if (row.status === 'pending') {
+        // S3 uploads never pass through us: the object itself says whether it arrived.
+        const stored = storage.driver === 's3' ? await storage.stat(row.key) : null;
+        if (!stored) throw conflict('The file has not been uploaded yet.');
+        repo.markUploaded(row.key, stored.size);
+      }
+      if (!repo.claimUpload(row.key, user.id)) throw conflict('This upload was already used for a post.');
+
+      const size = repo.findUpload(row.key)?.size ?? 0;
+      if (size > maxBytes) {
+        await removeQuietly(row.key);
+        repo.deleteUpload(row.key);
+        throw payloadTooLarge(`The file is larger than the ${mb(maxBytes)} allowed.`);
+      }
+
+      const mediaKey = randomBytes(16).toString('base64url');
+      let stored = false;
+      let image: { width: number; height: number };
+      let postid: number;
+      const createdAt = now();
+      try {
+        const processed = await limiter.run(async () => processImage(await storage.read(row.key), { maxPixels, maxBytes }));
+        image = processed;
+        await storage.write(displayKey(mediaKey), processed.display, 'image/webp');
+        await storage.write(thumbKey(mediaKey), processed.thumb, 'image/webp');
+        stored = true;
+        // Only now that the images are stored does the post (and its counters) exist.
+        postid = repo.insertPost({
+          userId: user.id,
+          caption,
+          isAnonymous,
+          isProfilePicture,
+          mediaKey,
+          width: processed.width,
+          height: processed.height,
+          createdAt,
+        });
+      } catch (err) {
+        if (stored || !(err instanceof HttpError)) {
+          // Our side failed (storage, database): undo what was written.
+          await removeQuietly(displayKey(mediaKey));
+          await removeQuietly(thumbKey(mediaKey));
+        }
+        if (err instanceof HttpError && err.statusCode !== 503) {
+          // Not an image, too big, damaged: the raw bytes are of no use to anyone.
+          await removeQuietly(row.key);
+          repo.deleteUpload(row.key);
+        } else {
+          // Busy, or our own failure: the upload stays usable so the user can retry.
+          repo.releaseUpload(row.key);
+        }
+        throw err;
+      }
+      await removeQuietly(row.key);
+
+      const urls = mediaUrls(mediaKey);
+      if (isProfilePicture) return { profilePictureUrl: urls.thumbnailUrl };
+      const pictureKey = isAnonymous ? null : repo.profilePictureKey(user.id);
+      return {
+        postid,
+        ...urls,
+        width: image.width,
+        height: image.height,
+        caption,
+        isAnonymous,
+        created_at: new Date(createdAt).toISOString(),
+        username: user.username,
+        profilePictureUrl: pictureKey ? mediaUrls(pictureKey).thumbnailUrl : null,
+        isOwner: true,
+        likeCount: 0,
+        likedByUser: false,
+        commentCount: 0,
+        comments: [],
+        cursor: `${createdAt}.${postid}`,
+      };
+    },
+
+    /** A processed image to serve, or null when there is none. */
+    async openMedia(key: string) {
+      const found = await storage.stat(key);
+      if (!found) return null;
+      try {
+        return { size: found.size, stream: await storage.read(key) };
+      } catch {
+        return null; // deleted between stat and read
+      }
+    },
+
+    async deletePost(user: AuthUser, postId: number) {
+      const result = repo.deletePost(postId, user.id);
+      if (result.outcome === 'not_found') throw notFound('No such post.');
+      if (result.outcome === 'forbidden') throw forbidden('Only the author can delete this post.');
+      // After the commit: a crash here leaves unreferenced files, never a post without its image.
+      await removeQuietly(displayKey(result.post.mediaKey));
+      await removeQuietly(thumbKey(result.post.mediaKey));
+      return { deleted: true as const };
+    },
+  };
+}
+
+export type MediaService = ReturnType<typeof createMediaService>;

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { badRequest, notFound } from '../errors.js';
+import type { MediaService } from './media-service.js';
+
+export interface MediaRoutesOptions {
+  service: MediaService;
+  writesPerMinute: number;
+}
+
+const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
+const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|thumb)\.webp$/;
+
+/** Rate-limit writes per caller: by token (hashed, never kept as is), else by address. */
+const byCaller = (request: FastifyRequest) => {
+  const auth = request.headers.authorization;
+  return auth ? 'w:' + createHash('sha256').update(auth).digest('base64url').slice(0, 22) : `ip:${request.ip}`;
+};
+
+const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service, writesPerMinute }) => {
+  const fastify = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const rateLimit = { max: writesPerMinute, timeWindow: 60_000, keyGenerator: byCaller };
+
+  fastify.post(
+    '/api/presign-upload',
+    {
+      preHandler: fastify.authenticate,
+      config: { rateLimit },
+      schema: {
+        body: Type.Object(
+          {
+            fileName: Type.String({ minLength: 1, maxLength: 255 }),
+            fileType: Type.String({ minLength: 1, maxLength: 255 }),
+            isProfilePicture: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ uploadUrl: Type.String(), s3Key: Type.String() }),
+          '4xx': ErrorBody,
+        },
+      },
+    },
+    async (request) => service.presignUpload(request.user, request.body.fileType, request.body.isProfilePicture === true),
+  );
+
+  fastify.post(
+    '/api/create-post',
+    {
+      preHandler: fastify.authenticate,
+      config: { rateLimit },
+      schema: {
+        body: Type.Object(
+          {
+            s3Key: Type.String({ minLength: 1, maxLength: 200 }),
+            caption: Type.Optional(Type.String()),
+            isAnonymous: Type.Optional(Type.Boolean()),
+            isProfilePicture: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await service.createPost(request.user, request.body)),
+  );
+
+  fastify.delete(
+    '/api/post',
+    {
+      preHandler: fastify.authenticate,
+      config: { rateLimit },
+      schema: {
+        querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { postId } = request.query;
+      if (!/^[1-9]\d{0,15}$/.test(postId)) throw badRequest('postId must be a post id (a positive whole number).');
+      return service.deletePost(request.user, Number(postId));
+    },
+  );
+
+  // Processed images only; the strict pattern leaves no room for traversal, and raw uploads have no route.
+  fastify.get('/media/*', { config: { rateLimit: false } }, async (request, reply) => {
+    const path = (request.params as { '*': string })['*'];
+    const match = MEDIA_PATH.exec(path);
+    if (!match) throw notFound('No such image.');
+    const key = `media/${match[1]}/${match[2]}.webp`;
+    const found = await service.openMedia(key);
+    if (!found) throw notFound('No such image.');
+    return reply
+      .header('content-type', 'image/webp')
+      .header('content-length', found.size)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(found.stream);
+  });
+
+  // The local driver's presigned PUT. Its own context, so the body parser that
+  // leaves the stream untouched applies to this route only.
+  await fastify.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: IncomingMessage, done: (err: null) => void) =>
+      done(null),
+    );
+    scope.withTypeProvider<TypeBoxTypeProvider>().put(
+      '/uploads/:userId/:uploadId',
+      {
+        config: {
+          rateLimit: {
+            max: writesPerMinute,
+            timeWindow: 60_000,
+            keyGenerator: (request: FastifyRequest) => `u:${(request.params as { userId?: string }).userId ?? request.ip}`,
+          },
+        },
+        schema: {
+          params: Type.Object({
+            userId: Type.String({ pattern: '^\\d{1,15}$' }),
+            uploadId: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+          }),
+          querystring: Type.Object({
+            ct: Type.String({ maxLength: 255 }),
+            exp: Type.String({ maxLength: 20 }),
+            sig: Type.String({ maxLength: 100 }),
+          }),
+          response: { 200: Type.Object({ ok: Type.Literal(true) }), '4xx': ErrorBody },
+        },
+      },
+      async (request) =>
+        service.receiveUpload({
+          key: `uploads/${request.params.userId}/${request.params.uploadId}`,
+          ...request.query,
+          contentType: request.headers['content-type'],
+          contentLength: request.headers['content-length'],
+          body: request.raw,
+        }),
+    );
+  });
+};
+
+export default mediaRoutes;
