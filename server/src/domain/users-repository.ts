@@ -11,6 +11,59 @@ interface UserRow extends AuthUser {
   deletedAt: number | null;
 }
 
+/** The caller's own profile, with every counter (anonymous posts included). */
+export interface OwnProfileRow {
+  username: string;
+  email: string | null;
+  pictureKey: string | null;
+  postCount: number;
+  likesReceived: number;
+  commentsReceived: number;
+  followerCount: number;
+  followingCount: number;
+}
+
+/** Another user's profile as anyone may see it: the post count leaves anonymous posts out. */
+export interface PublicProfileRow {
+  id: number;
+  username: string;
+  pictureKey: string | null;
+  publicPostCount: number;
+  followerCount: number;
+  followingCount: number;
+  isFollowing: number;
+}
+
+export interface ProfileMatch {
+  username: string;
+  pictureKey: string | null;
+}
+
+/** Most profiles a search answers with. */
+export const SEARCH_LIMIT = 50;
+
+/** Escapes LIKE wildcards so `%` and `_` in a search term match themselves. */
+export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The smallest string above every string starting with `prefix` in SQLite's
+ * NOCASE order (bytes of UTF-8 with ASCII A-Z folded to a-z), or null when there
+ * is none. `prefix` must already be ASCII-lowercased.
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  const points = Array.from(prefix);
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    let next = last + 1;
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000; // surrogates are not characters
+    if (next >= 0x41 && next <= 0x5a) next = 0x5b; // A-Z fold to a-z, so after '@' comes '['
+    if (next <= 0x10ffff) return points.join('') + String.fromCodePoint(next);
+  }
+  return null;
+}
+
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 /**
  * Upserts API users from verified token claims. Prepared once; called on every
  * authenticated request, so the common case (known user, same claims) is one
@@ -53,8 +106,45 @@ export function createUsersRepository(sqlite: Database.Database) {
     return existing;
   });
 
+  const ownProfile = sqlite.prepare<[number], OwnProfileRow>(`
+    SELECT username, email, profile_picture_key AS pictureKey, post_count AS postCount,
+      likes_received AS likesReceived, comments_received AS commentsReceived,
+      follower_count AS followerCount, following_count AS followingCount
+    FROM users WHERE id = ?`);
+  const publicProfile = sqlite.prepare<[number, string], PublicProfileRow>(`
+    SELECT u.id, u.username, u.profile_picture_key AS pictureKey, u.public_post_count AS publicPostCount,
+      u.follower_count AS followerCount, u.following_count AS followingCount,
+      EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ? AND f.followee_id = u.id) AS isFollowing
+    FROM users u WHERE u.username = ? COLLATE NOCASE AND u.deleted_at IS NULL`);
+  // Prefix matches walk users_username_nocase_unique as a range; the rest is a
+  // substring scan run only when the prefix part leaves room.
+  const prefixMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+    SELECT username, profile_picture_key AS pictureKey FROM users
+    WHERE username >= ? COLLATE NOCASE AND username < ? COLLATE NOCASE AND deleted_at IS NULL
+    ORDER BY username COLLATE NOCASE LIMIT ?`);
+  const prefixMatchesOpen = sqlite.prepare<[string, number], ProfileMatch>(`
+    SELECT username, profile_picture_key AS pictureKey FROM users
+    WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL
+    ORDER BY username COLLATE NOCASE LIMIT ?`);
+  const substringMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+    SELECT username, profile_picture_key AS pictureKey FROM users
+    WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL
+    ORDER BY username COLLATE NOCASE LIMIT ?`);
+
   return {
     findBySub: (sub: string) => bySub.get(sub),
+    ownProfile: (id: number) => ownProfile.get(id),
+    /** A profile by name (any case), seen by `viewerId`; undefined if no such user. */
+    publicProfile: (username: string, viewerId: number) => publicProfile.get(viewerId, username),
+    /** Case-insensitive: names starting with `term` first, then names containing it; at most SEARCH_LIMIT. */
+    search(term: string): ProfileMatch[] {
+      const prefix = asciiLower(term);
+      const upper = prefixUpperBound(prefix);
+      const first = upper === null ? prefixMatchesOpen.all(prefix, SEARCH_LIMIT) : prefixMatches.all(prefix, upper, SEARCH_LIMIT);
+      if (first.length >= SEARCH_LIMIT) return first;
+      const escaped = escapeLike(term);
+      return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, SEARCH_LIMIT - first.length));
+    },
     /**
      * Returns the user for these claims, creating or renaming as needed;
      * `null` when the account was deleted.

@@ -1,5 +1,47 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { createCommentsRepository, type CommentsRepository } from '../domain/comments-repository.js';
+import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
+import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
+import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
+import type { UsersRepository } from '../domain/users-repository.js';
+import commentRoutes from './comments.js';
+import feedRoutes from './feeds.js';
+import followRoutes from './follows.js';
+import likeRoutes from './likes.js';
+import userRoutes from './users.js';
 
-// Placeholder: the social API (feeds, profiles, likes, comments, follows, search).
-const apiRoutes: FastifyPluginAsync = async () => {};
+/**
+ * The social API under /api: feeds, profiles, likes, comments, follows, search.
+ * Every route needs a valid bearer token. Statements are prepared once, here.
+ */
+const apiRoutes: FastifyPluginAsync = async (fastify) => {
+  // onRequest, not preHandler: without a valid token the answer is 401 before any body is parsed or validated.
+  fastify.addHook('onRequest', fastify.authenticate);
+
+  const { sqlite } = fastify.database;
+  const posts = createPostsRepository(sqlite);
+  const deps: ApiDeps = {
+    posts,
+    users: fastify.users,
+    likes: createLikesRepository(sqlite, posts),
+    comments: createCommentsRepository(sqlite, posts),
+    follows: createFollowsRepository(sqlite),
+  };
+
+  await fastify.register(feedRoutes, deps);
+  await fastify.register(likeRoutes, deps);
+  await fastify.register(commentRoutes, deps);
+  await fastify.register(followRoutes, deps);
+  await fastify.register(userRoutes, deps);
+};
+
+/** What the route files get: repositories with their statements already prepared. */
+export interface ApiDeps {
+  posts: PostsRepository;
+  users: UsersRepository;
+  likes: LikesRepository;
+  comments: CommentsRepository;
+  follows: FollowsRepository;
+}
+
 export default apiRoutes;

@@ -1,0 +1,63 @@
+import type Database from 'better-sqlite3';
+import { forbidden, notFound } from '../errors.js';
+import type { Keyset } from './paging.js';
+import type { PostsRepository } from './posts-repository.js';
+import { commentView, type CommentRow, type CommentView } from './views.js';
+
+/**
+ * Comments, with posts.comment_count and the author's comments_received kept in
+ * the same transaction as the write.
+ */
+export function createCommentsRepository(sqlite: Database.Database, posts: PostsRepository) {
+  const list = sqlite.prepare<{ postId: number; ts: number; id: number; limit: number }, CommentRow>(`
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    FROM comments c JOIN users u ON u.id = c.user_id
+    WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id)
+    ORDER BY c.created_at, c.id
+    LIMIT @limit`);
+  const insert = sqlite.prepare<[number, number, string, number], { id: number }>(
+    'INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+  );
+  const find = sqlite.prepare<[number], { id: number; userId: number; postId: number; authorId: number; isProfilePicture: number }>(`
+    SELECT c.id, c.user_id AS userId, c.post_id AS postId, p.user_id AS authorId, p.is_profile_picture AS isProfilePicture
+    FROM comments c JOIN posts p ON p.id = c.post_id
+    WHERE c.id = ?`);
+  const remove = sqlite.prepare<[number]>('DELETE FROM comments WHERE id = ?');
+  const bumpPost = sqlite.prepare<[number, number]>('UPDATE posts SET comment_count = comment_count + ? WHERE id = ?');
+  const bumpAuthor = sqlite.prepare<[number, number]>(
+    'UPDATE users SET comments_received = comments_received + ? WHERE id = ?',
+  );
+
+  const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
+    const post = posts.findVisible(postId);
+    if (!post) throw notFound('This post does not exist.');
+    const createdAt = Date.now();
+    const { id } = insert.get(postId, user.id, content, createdAt)!;
+    bumpPost.run(1, postId);
+    bumpAuthor.run(1, post.userId);
+    return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
+  });
+
+  const del = sqlite.transaction((commentId: number, userId: number) => {
+    const row = find.get(commentId);
+    if (!row) throw notFound('This comment does not exist.');
+    if (row.userId !== userId) throw forbidden('Only the person who wrote a comment can delete it.');
+    remove.run(commentId);
+    bumpPost.run(-1, row.postId);
+    // Counters on users only cover visible posts.
+    if (row.isProfilePicture === 0) bumpAuthor.run(-1, row.authorId);
+  });
+
+  return {
+    /** Oldest first, after `after`. */
+    list(postId: number, viewerId: number, after: Keyset, limit: number): CommentView[] {
+      const post = posts.findVisible(postId);
+      if (!post) throw notFound('This post does not exist.');
+      return list.all({ postId, ts: after.createdAt, id: after.id, limit }).map((c) => commentView(c, post, viewerId));
+    },
+    add: (postId: number, user: { id: number; username: string }, content: string) => add.immediate(postId, user, content),
+    delete: (commentId: number, userId: number) => del.immediate(commentId, userId),
+  };
+}
+
+export type CommentsRepository = ReturnType<typeof createCommentsRepository>;

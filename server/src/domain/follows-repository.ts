@@ -1,0 +1,55 @@
+import type Database from 'better-sqlite3';
+import { badRequest, conflict, notFound } from '../errors.js';
+
+export interface FollowState {
+  following: boolean;
+  followerCount: number;
+}
+
+/**
+ * Follows, with follower_count and following_count kept in the same
+ * transaction. Usernames are matched case-insensitively.
+ */
+export function createFollowsRepository(sqlite: Database.Database) {
+  const target = sqlite.prepare<[string], { id: number }>(
+    'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL',
+  );
+  const insert = sqlite.prepare<[number, number, number]>(
+    'INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const remove = sqlite.prepare<[number, number]>('DELETE FROM follows WHERE follower_id = ? AND followee_id = ?');
+  const bumpFollowers = sqlite.prepare<[number, number], { followerCount: number }>(
+    'UPDATE users SET follower_count = follower_count + ? WHERE id = ? RETURNING follower_count AS followerCount',
+  );
+  const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
+  const followers = sqlite.prepare<[number], { username: string }>(`
+    SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
+    WHERE f.followee_id = ? AND u.deleted_at IS NULL
+    ORDER BY f.follower_id`);
+
+  const change = sqlite.transaction((followerId: number, username: string, follow: boolean): FollowState => {
+    const followee = target.get(username);
+    if (!followee) throw notFound(`There is no user named "${username}".`);
+    if (followee.id === followerId) throw badRequest('You cannot follow yourself.');
+    const changed = follow
+      ? insert.run(followerId, followee.id, Date.now()).changes
+      : remove.run(followerId, followee.id).changes;
+    if (changed === 0) throw conflict(follow ? 'You already follow this user.' : 'You do not follow this user.');
+    const delta = follow ? 1 : -1;
+    const { followerCount } = bumpFollowers.get(delta, followee.id)!;
+    bumpFollowing.run(delta, followerId);
+    return { following: follow, followerCount };
+  });
+
+  return {
+    follow: (followerId: number, username: string) => change.immediate(followerId, username, true),
+    unfollow: (followerId: number, username: string) => change.immediate(followerId, username, false),
+    followersOf(username: string): Array<{ username: string }> {
+      const user = target.get(username);
+      if (!user) throw notFound(`There is no user named "${username}".`);
+      return followers.all(user.id);
+    },
+  };
+}
+
+export type FollowsRepository = ReturnType<typeof createFollowsRepository>;

@@ -1,0 +1,53 @@
+import type Database from 'better-sqlite3';
+import { conflict, notFound } from '../errors.js';
+import type { PostsRepository } from './posts-repository.js';
+
+export interface LikeState {
+  likeCount: number;
+  likedByUser: boolean;
+}
+
+/**
+ * Likes, with posts.like_count and the author's likes_received kept in the same
+ * transaction as the like itself.
+ */
+export function createLikesRepository(sqlite: Database.Database, posts: PostsRepository) {
+  const state = sqlite.prepare<[number, number], { likeCount: number; liked: number }>(`
+    SELECT p.like_count AS likeCount,
+      EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = ?) AS liked
+    FROM posts p JOIN users u ON u.id = p.user_id
+    WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
+  const insert = sqlite.prepare<[number, number, number]>(
+    'INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const remove = sqlite.prepare<[number, number]>('DELETE FROM likes WHERE post_id = ? AND user_id = ?');
+  const bumpPost = sqlite.prepare<[number, number], { likeCount: number }>(
+    'UPDATE posts SET like_count = like_count + ? WHERE id = ? RETURNING like_count AS likeCount',
+  );
+  const bumpAuthor = sqlite.prepare<[number, number]>('UPDATE users SET likes_received = likes_received + ? WHERE id = ?');
+
+  const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
+    const post = posts.findVisible(postId);
+    if (!post) throw notFound('This post does not exist.');
+    const changed = like ? insert.run(postId, userId, Date.now()).changes : remove.run(postId, userId).changes;
+    if (changed === 0) {
+      throw conflict(like ? 'You already like this post.' : 'You do not like this post.');
+    }
+    const delta = like ? 1 : -1;
+    const { likeCount } = bumpPost.get(delta, postId)!;
+    bumpAuthor.run(delta, post.userId);
+    return { likeCount, likedByUser: like };
+  });
+
+  return {
+    get(postId: number, userId: number): LikeState {
+      const row = state.get(userId, postId);
+      if (!row) throw notFound('This post does not exist.');
+      return { likeCount: row.likeCount, likedByUser: row.liked === 1 };
+    },
+    like: (postId: number, userId: number) => change.immediate(postId, userId, true),
+    unlike: (postId: number, userId: number) => change.immediate(postId, userId, false),
+  };
+}
+
+export type LikesRepository = ReturnType<typeof createLikesRepository>;

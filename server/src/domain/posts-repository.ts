@@ -1,0 +1,146 @@
+import type Database from 'better-sqlite3';
+import type { Keyset } from './paging.js';
+import { postView, type CommentRow, type PostRow, type PostView } from './views.js';
+
+/** First comments shown under each post of a page. */
+export const FIRST_COMMENTS = 3;
+
+interface PageParams {
+  viewer: number;
+  ts: number;
+  id: number;
+  limit: number;
+}
+
+/** A post that may be liked or commented on: visible (not a profile picture) and its author not deleted. */
+export interface VisiblePost {
+  id: number;
+  userId: number;
+  isAnonymous: number;
+}
+
+// The winners of a page are loaded with their author, counters and likedByUser
+// (one probe of the likes primary key) in the same statement as the keyset.
+const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
+  p.width, p.height, p.like_count AS likeCount, p.comment_count AS commentCount, p.created_at AS createdAt,
+  u.username, u.profile_picture_key AS pictureKey,
+  EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
+
+// Keyset "before (ts, id)" in the shape that keeps SQLite on the index range
+// (a row-value comparison can pick a far slower plan; see PERF-NOTES).
+const BEFORE = (alias: string) =>
+  `${alias}.created_at <= @ts AND (${alias}.created_at < @ts OR ${alias}.id < @id)`;
+
+/**
+ * Feed and profile pages. Each page costs one keyset statement plus at most one
+ * batched statement for the first comments of all its posts, whatever the page size.
+ */
+export function createPostsRepository(sqlite: Database.Database) {
+  const discover = sqlite.prepare<PageParams, PostRow>(`
+    SELECT ${POST_COLUMNS}
+    FROM posts p INDEXED BY posts_feed_idx
+    JOIN users u ON u.id = p.user_id
+    WHERE p.is_profile_picture = 0 AND ${BEFORE('p')} AND u.deleted_at IS NULL
+    ORDER BY p.created_at DESC, p.id DESC
+    LIMIT @limit`);
+
+  // Candidates come from the covering posts_user_feed_idx of each followee; only the winners are loaded.
+  const following = sqlite.prepare<PageParams, PostRow>(`
+    WITH cand AS MATERIALIZED (
+      SELECT p.id, p.created_at
+      FROM follows f
+      JOIN users fu ON fu.id = f.followee_id AND fu.deleted_at IS NULL
+      JOIN posts p INDEXED BY posts_user_feed_idx
+        ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
+      WHERE f.follower_id = @viewer AND ${BEFORE('p')}
+      ORDER BY p.created_at DESC, p.id DESC
+      LIMIT @limit
+    )
+    SELECT ${POST_COLUMNS}
+    FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
+    ORDER BY p.created_at DESC, p.id DESC`);
+
+  // Someone else's profile: public posts only, so anonymous ones are never listed.
+  const publicOfUser = sqlite.prepare<PageParams & { owner: number }, PostRow>(`
+    WITH cand AS MATERIALIZED (
+      SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
+      WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+      ORDER BY created_at DESC, id DESC
+      LIMIT @limit
+    )
+    SELECT ${POST_COLUMNS}
+    FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
+    ORDER BY p.created_at DESC, p.id DESC`);
+
+  // The caller's own posts, anonymous ones included: two index ranges merged, each at most a page.
+  const allOfUser = sqlite.prepare<PageParams & { owner: number }, PostRow>(`
+    WITH cand AS MATERIALIZED (
+      SELECT id, created_at FROM (
+        SELECT id, created_at FROM (
+          SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
+          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+          ORDER BY created_at DESC, id DESC LIMIT @limit)
+        UNION ALL
+        SELECT id, created_at FROM (
+          SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
+          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 1 AND ${BEFORE('posts')}
+          ORDER BY created_at DESC, id DESC LIMIT @limit)
+      )
+      ORDER BY created_at DESC, id DESC
+      LIMIT @limit
+    )
+    SELECT ${POST_COLUMNS}
+    FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
+    ORDER BY p.created_at DESC, p.id DESC`);
+
+  // The first comments of every post of a page in one statement: per post, at
+  // most FIRST_COMMENTS entries read from comments_post_idx, however many it has.
+  const firstComments = sqlite.prepare<[string], CommentRow>(`
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    FROM json_each(?) j
+    JOIN comments c ON c.id IN (
+      SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
+    JOIN users u ON u.id = c.user_id
+    ORDER BY c.created_at, c.id`);
+
+  const visible = sqlite.prepare<[number], VisiblePost>(`
+    SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
+    FROM posts p JOIN users u ON u.id = p.user_id
+    WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
+
+  /** Turns a page of rows into Posts, with the first comments fetched in one batch. */
+  function toViews(rows: PostRow[], viewer: number): PostView[] {
+    const withComments = rows.filter((r) => r.commentCount > 0).map((r) => r.id);
+    const byPost = new Map<number, CommentRow[]>();
+    if (withComments.length > 0) {
+      for (const c of firstComments.all(JSON.stringify(withComments))) {
+        const list = byPost.get(c.postId);
+        if (list) list.push(c);
+        else byPost.set(c.postId, [c]);
+      }
+    }
+    return rows.map((r) => postView(r, viewer, byPost.get(r.id) ?? []));
+  }
+
+  const page = (viewer: number, before: Keyset, limit: number): PageParams => ({
+    viewer,
+    ts: before.createdAt,
+    id: before.id,
+    limit,
+  });
+
+  return {
+    discover: (viewer: number, before: Keyset, limit: number) => toViews(discover.all(page(viewer, before, limit)), viewer),
+    following: (viewer: number, before: Keyset, limit: number) =>
+      toViews(following.all(page(viewer, before, limit)), viewer),
+    /** All of the owner's posts; only for the owner themself. */
+    ownPosts: (owner: number, before: Keyset, limit: number) =>
+      toViews(allOfUser.all({ ...page(owner, before, limit), owner }), owner),
+    /** What anyone sees on a profile: never the anonymous posts. */
+    publicPosts: (owner: number, viewer: number, before: Keyset, limit: number) =>
+      toViews(publicOfUser.all({ ...page(viewer, before, limit), owner }), viewer),
+    findVisible: (postId: number) => visible.get(postId),
+  };
+}
+
+export type PostsRepository = ReturnType<typeof createPostsRepository>;

@@ -1,0 +1,107 @@
+import { mediaUrls } from '../media/urls.js';
+import { formatCursor } from './paging.js';
+
+/** A post as the page queries read it (SQLite booleans are 0/1). */
+export interface PostRow {
+  id: number;
+  userId: number;
+  caption: string;
+  isAnonymous: number;
+  mediaKey: string;
+  width: number;
+  height: number;
+  likeCount: number;
+  commentCount: number;
+  createdAt: number;
+  username: string;
+  pictureKey: string | null;
+  liked: number;
+}
+
+export interface CommentRow {
+  id: number;
+  postId: number;
+  userId: number;
+  content: string;
+  createdAt: number;
+  username: string;
+}
+
+/** What a viewer needs to know about a comment's post to render it without leaking its author. */
+export interface PostAuthorship {
+  userId: number;
+  isAnonymous: number;
+}
+
+export interface CommentView {
+  comment_id: number;
+  username: string | null;
+  content: string;
+  created_at: string;
+  userid: number | null;
+  isOwner: boolean;
+  cursor: string;
+}
+
+export interface PostView {
+  postid: number;
+  s3Url: string;
+  thumbnailUrl: string;
+  width: number;
+  height: number;
+  caption: string;
+  isAnonymous: boolean;
+  created_at: string;
+  username: string | null;
+  profilePictureUrl: string | null;
+  isOwner: boolean;
+  likeCount: number;
+  likedByUser: boolean;
+  commentCount: number;
+  comments: CommentView[];
+  cursor: string;
+}
+
+export const pictureUrl = (key: string | null): string | null => (key ? mediaUrls(key).thumbnailUrl : null);
+
+/**
+ * Comments are signed, except that the author of an anonymous post commenting
+ * on it stays anonymous to everyone but themself: a comment never reveals the post's author.
+ */
+export function commentView(row: CommentRow, post: PostAuthorship, viewerId: number): CommentView {
+  const hidden = post.isAnonymous === 1 && row.userId === post.userId && viewerId !== post.userId;
+  return {
+    comment_id: row.id,
+    username: hidden ? null : row.username,
+    content: row.content,
+    created_at: new Date(row.createdAt).toISOString(),
+    userid: hidden ? null : row.userId,
+    isOwner: row.userId === viewerId,
+    cursor: formatCursor(row.createdAt, row.id),
+  };
+}
+
+/** The one place a post becomes JSON: the author of an anonymous post is only shown to the author. */
+export function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostView {
+  const isOwner = row.userId === viewerId;
+  const hidden = row.isAnonymous === 1 && !isOwner;
+  const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
+  return {
+    postid: row.id,
+    s3Url,
+    thumbnailUrl,
+    width: row.width,
+    height: row.height,
+    caption: row.caption,
+    isAnonymous: row.isAnonymous === 1,
+    created_at: new Date(row.createdAt).toISOString(),
+    username: hidden ? null : row.username,
+    profilePictureUrl: hidden ? null : pictureUrl(row.pictureKey),
+    isOwner,
+    likeCount: row.likeCount,
+    likedByUser: row.liked === 1,
+    commentCount: row.commentCount,
+    comments: comments.map((c) => commentView(c, row, viewerId)),
+    cursor: formatCursor(row.createdAt, row.id),
+  };
+}

@@ -1,0 +1,104 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { NEWEST, parseCursor } from '../domain/paging.js';
+import { pictureUrl } from '../domain/views.js';
+import { notFound } from '../errors.js';
+import type { ApiDeps } from './api.js';
+import { errors, Nullable, PageQuery, Posts } from './api-schemas.js';
+
+/** Discover, the following feed, the caller's own profile and other people's profiles. */
+const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, users }) => {
+  fastify.get(
+    '/discover-posts',
+    { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
+    async (request) => posts.discover(request.user.id, parseCursor(request.query.cursor, NEWEST), request.query.limit),
+  );
+
+  fastify.get(
+    '/followFeed',
+    { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
+    async (request) => posts.following(request.user.id, parseCursor(request.query.cursor, NEWEST), request.query.limit),
+  );
+
+  fastify.get(
+    '/user-posts',
+    {
+      schema: {
+        querystring: PageQuery,
+        response: {
+          200: Type.Object({
+            username: Type.String(),
+            email: Nullable(Type.String()),
+            profilePictureUrl: Nullable(Type.String()),
+            postCount: Type.Integer(),
+            totalLikes: Type.Integer(),
+            totalComments: Type.Integer(),
+            followerCount: Type.Integer(),
+            followingCount: Type.Integer(),
+            posts: Posts,
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const me = request.user.id;
+      const before = parseCursor(request.query.cursor, NEWEST);
+      const profile = users.ownProfile(me);
+      if (!profile) throw notFound('Your account does not exist.');
+      return {
+        username: profile.username,
+        email: profile.email,
+        profilePictureUrl: pictureUrl(profile.pictureKey),
+        postCount: profile.postCount,
+        totalLikes: profile.likesReceived,
+        totalComments: profile.commentsReceived,
+        followerCount: profile.followerCount,
+        followingCount: profile.followingCount,
+        posts: posts.ownPosts(me, before, request.query.limit),
+      };
+    },
+  );
+
+  fastify.get(
+    '/view-user-posts',
+    {
+      schema: {
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          username: Type.String({ minLength: 1, maxLength: 200 }),
+        }),
+        response: {
+          200: Type.Object({
+            username: Type.String(),
+            profilePictureUrl: Nullable(Type.String()),
+            postCount: Type.Integer(),
+            followerCount: Type.Integer(),
+            followingCount: Type.Integer(),
+            isFollowing: Type.Boolean(),
+            posts: Posts,
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const me = request.user.id;
+      const before = parseCursor(request.query.cursor, NEWEST);
+      const profile = users.publicProfile(request.query.username.trim(), me);
+      if (!profile) throw notFound(`There is no user named "${request.query.username}".`);
+      return {
+        username: profile.username,
+        profilePictureUrl: pictureUrl(profile.pictureKey),
+        // Anonymous posts are neither listed nor counted here, even for the user themself.
+        postCount: profile.publicPostCount,
+        followerCount: profile.followerCount,
+        followingCount: profile.followingCount,
+        isFollowing: profile.isFollowing === 1,
+        posts: posts.publicPosts(profile.id, me, before, request.query.limit),
+      };
+    },
+  );
+};
+
+export default feedRoutes;

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ApiDeps } from './api.js';
+import { ErrorBody, errors, FollowState, UsernameParams } from './api-schemas.js';
+
+const responses = { 200: FollowState, ...errors, 409: ErrorBody };
+
+/** Followers of a user, follow and unfollow. Usernames match in any case. */
+const followRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { follows }) => {
+  fastify.get(
+    '/account/:username/followers',
+    { schema: { params: UsernameParams, response: { 200: Type.Array(Type.Object({ username: Type.String() })), ...errors } } },
+    async (request) => follows.followersOf(request.params.username),
+  );
+
+  fastify.post('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
+    follows.follow(request.user.id, request.params.username),
+  );
+
+  fastify.delete('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
+    follows.unfollow(request.user.id, request.params.username),
+  );
+};
+
+export default followRoutes;

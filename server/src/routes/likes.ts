@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { parseId } from '../domain/paging.js';
+import type { ApiDeps } from './api.js';
+import { ErrorBody, errors, Id, IdParam, LikeState } from './api-schemas.js';
+
+const PostIdQuery = Type.Object({ postId: IdParam });
+const responses = { ...errors, 409: ErrorBody };
+
+/** Likes of a post: read, like (once), unlike. */
+const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes }) => {
+  fastify.get('/like', { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } }, async (request) =>
+    likes.get(parseId(request.query.postId, 'postId'), request.user.id),
+  );
+
+  fastify.post(
+    '/like',
+    {
+      schema: {
+        body: Type.Object({ postId: Id }, { additionalProperties: false }),
+        response: { 201: LikeState, ...responses },
+      },
+    },
+    async (request, reply) => {
+      const state = likes.like(parseId(request.body.postId, 'postId'), request.user.id);
+      return reply.code(201).send(state);
+    },
+  );
+
+  fastify.delete(
+    '/like',
+    { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } },
+    async (request) => likes.unlike(parseId(request.query.postId, 'postId'), request.user.id),
+  );
+};
+
+export default likeRoutes;

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { pictureUrl } from '../domain/views.js';
+import { badRequest, notFound } from '../errors.js';
+import type { ApiDeps } from './api.js';
+import { errors, Nullable, ProfileMatch } from './api-schemas.js';
+
+export const SEARCH_TERM_MAX = 100;
+
+/** sync-users (the auth hook has already upserted the caller) and profile search. */
+const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { users }) => {
+  fastify.post(
+    '/sync-users',
+    {
+      schema: {
+        response: {
+          200: Type.Object({
+            username: Type.String(),
+            email: Nullable(Type.String()),
+            profilePictureUrl: Nullable(Type.String()),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const profile = users.ownProfile(request.user.id);
+      if (!profile) throw notFound('Your account does not exist.');
+      return { username: profile.username, email: profile.email, profilePictureUrl: pictureUrl(profile.pictureKey) };
+    },
+  );
+
+  fastify.get(
+    '/search-profiles',
+    {
+      schema: {
+        querystring: Type.Object({ username: Type.String({ maxLength: 1000 }) }),
+        response: { 200: Type.Array(ProfileMatch), ...errors },
+      },
+    },
+    async (request) => {
+      const term = request.query.username.trim();
+      if (term.length === 0) throw badRequest('username must not be blank.');
+      if (term.length > SEARCH_TERM_MAX) throw badRequest(`username must be at most ${SEARCH_TERM_MAX} characters.`);
+      return users.search(term).map((m) => ({ username: m.username, profilePictureUrl: pictureUrl(m.pictureKey) }));
+    },
+  );
+};
+
+export default userRoutes;

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+
+export interface PostFactoryInput {
+  userId: number;
+  caption?: string;
+  isAnonymous?: boolean;
+  isProfilePicture?: boolean;
+  createdAt?: number;
+}
+
+/**
+ * Inserts a post row directly (no upload pipeline), with a made-up media key,
+ * keeping users.post_count / public_post_count right as create-post does.
+ */
+export function insertPost(sqlite: Database.Database, input: PostFactoryInput): { id: number; mediaKey: string; createdAt: number } {
+  const mediaKey = `test-${randomUUID()}`;
+  const createdAt = input.createdAt ?? Date.now();
+  const anonymous = input.isAnonymous ? 1 : 0;
+  const picture = input.isProfilePicture ? 1 : 0;
+  return sqlite.transaction(() => {
+    const { id } = sqlite
+      .prepare(
+        `INSERT INTO posts (user_id, caption, is_anonymous, is_profile_picture, media_key, width, height, created_at)
+         VALUES (?, ?, ?, ?, ?, 1440, 1080, ?) RETURNING id`,
+      )
+      .get(input.userId, input.caption ?? '', anonymous, picture, mediaKey, createdAt) as { id: number };
+    if (picture) {
+      sqlite.prepare('UPDATE users SET profile_picture_key = ? WHERE id = ?').run(mediaKey, input.userId);
+    } else {
+      sqlite
+        .prepare('UPDATE users SET post_count = post_count + 1, public_post_count = public_post_count + ? WHERE id = ?')
+        .run(anonymous ? 0 : 1, input.userId);
+    }
+    return { id, mediaKey, createdAt };
+  })();
+}
+
+/** Inserts `count` public posts one millisecond apart, oldest first; returns their ids. */
+export function insertPosts(sqlite: Database.Database, userId: number, count: number, start = Date.now() - count): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) ids.push(insertPost(sqlite, { userId, caption: `post ${i}`, createdAt: start + i }).id);
+  return ids;
+}
+
+/** The user's counter columns, to check that writes keep them right. */
+export function userCounters(sqlite: Database.Database, userId: number) {
+  return sqlite
+    .prepare(
+      `SELECT post_count AS postCount, public_post_count AS publicPostCount, likes_received AS likesReceived,
+        comments_received AS commentsReceived, follower_count AS followerCount, following_count AS followingCount
+       FROM users WHERE id = ?`,
+    )
+    .get(userId) as {
+    postCount: number;
+    publicPostCount: number;
+    likesReceived: number;
+    commentsReceived: number;
+    followerCount: number;
+    followingCount: number;
+  };
+}
+
+/** A post's counter columns next to the true counts. */
+export function postCounters(sqlite: Database.Database, postId: number) {
+  return sqlite
+    .prepare(
+      `SELECT like_count AS likeCount, comment_count AS commentCount,
+        (SELECT COUNT(*) FROM likes WHERE post_id = p.id) AS likes,
+        (SELECT COUNT(*) FROM comments WHERE post_id = p.id) AS comments
+       FROM posts p WHERE id = ?`,
+    )
+    .get(postId) as { likeCount: number; commentCount: number; likes: number; comments: number };
+}
+
+type Method = 'GET' | 'POST' | 'DELETE';
+interface Injector {
+  inject(opts: { method: Method; url: string; headers?: Record<string, string>; payload?: unknown }): Promise<{
+    statusCode: number;
+    body: string;
+    json(): unknown;
+  }>;
+}
+
+/** Calls the API as the holder of `token`; `json` is the parsed answer. */
+export function client(app: Injector, token: string) {
+  return async (method: Method, url: string, payload?: unknown) => {
+    const res = await app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload: payload as object });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: res.statusCode, body: res.body, json: res.json() as any };
+  };
+}

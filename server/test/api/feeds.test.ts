@@ -1,0 +1,268 @@
+import t from 'tap';
+import { buildTestApp, bearer } from '../helpers.js';
+import { client, insertPost, insertPosts } from './factories.js';
+
+t.test('discover: Post shape, newest first, first 3 comments oldest first, likes of the caller', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const db = app.database.sqlite;
+  const older = insertPost(db, { userId: alice.id, caption: 'older', createdAt: 1_700_000_000_000 });
+  const newer = insertPost(db, { userId: alice.id, caption: 'newer', createdAt: 1_700_000_001_000 });
+  insertPost(db, { userId: alice.id, isProfilePicture: true, createdAt: 1_700_000_002_000 });
+  const asBob = client(app, bob.token);
+  for (const text of ['one', 'two', 'three', 'four']) {
+    t.equal((await asBob('POST', '/api/comment', { postId: older.id, comment: text })).status, 201);
+  }
+  t.equal((await asBob('POST', '/api/like', { postId: older.id })).status, 201);
+
+  const res = await asBob('GET', '/api/discover-posts');
+  t.equal(res.status, 200);
+  t.same(
+    res.json.map((p: { postid: number }) => p.postid),
+    [newer.id, older.id],
+    'newest first, the profile picture left out',
+  );
+  const post = res.json[1];
+  t.match(post, {
+    postid: older.id,
+    s3Url: `/media/${older.mediaKey}/display.webp`,
+    thumbnailUrl: `/media/${older.mediaKey}/thumb.webp`,
+    width: 1440,
+    height: 1080,
+    caption: 'older',
+    isAnonymous: false,
+    created_at: new Date(1_700_000_000_000).toISOString(),
+    username: 'alice',
+    isOwner: false,
+    likeCount: 1,
+    likedByUser: true,
+    commentCount: 4,
+    cursor: `1700000000000.${older.id}`,
+  });
+  t.match(post.profilePictureUrl, /^\/media\/test-.*\/thumb\.webp$/, "the author's picture");
+  t.same(
+    post.comments.map((c: { content: string }) => c.content),
+    ['one', 'two', 'three'],
+  );
+  t.match(post.comments[0], { username: 'bob', userid: bob.id, isOwner: true });
+  t.same(res.json[0].comments, []);
+  t.equal(res.json[0].likedByUser, false);
+
+  const asAlice = client(app, alice.token);
+  const mine = await asAlice('GET', '/api/discover-posts');
+  t.equal(mine.json[1].isOwner, true);
+  t.equal(mine.json[1].likedByUser, false, 'likedByUser is per caller');
+  t.equal(mine.json[1].comments[0].isOwner, false);
+});
+
+t.test('keyset paging: two pages, no duplicates, newest first, then the end', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const db = app.database.sqlite;
+  // Same timestamp for several posts: the id breaks the tie.
+  const ids: number[] = [];
+  for (let i = 0; i < 7; i++) ids.push(insertPost(db, { userId: alice.id, createdAt: 1_700_000_000_000 + Math.floor(i / 3) }).id);
+  const expected = [...ids].sort((a, b) => b - a);
+  const asBob = client(app, bob.token);
+  await asBob('POST', '/api/account/alice/follow');
+
+  for (const url of ['/api/discover-posts', '/api/followFeed', '/api/view-user-posts?username=alice&']) {
+    const sep = url.includes('?') ? '' : '?';
+    const first = await asBob('GET', `${url}${sep}limit=4`);
+    t.equal(first.status, 200, url);
+    const page1 = url.includes('view-user') ? first.json.posts : first.json;
+    t.equal(page1.length, 4);
+    const cursor = page1[3].cursor;
+    const second = await asBob('GET', `${url}${sep}limit=4&cursor=${cursor}`);
+    const page2 = url.includes('view-user') ? second.json.posts : second.json;
+    t.equal(page2.length, 3, `${url}: fewer than limit means the end`);
+    t.same([...page1, ...page2].map((p: { postid: number }) => p.postid), expected, `${url}: all posts once, newest first`);
+  }
+  const own = client(app, alice.token);
+  const p1 = await own('GET', '/api/user-posts?limit=5');
+  const p2 = await own('GET', `/api/user-posts?limit=5&cursor=${p1.json.posts[4].cursor}`);
+  t.same([...p1.json.posts, ...p2.json.posts].map((p: { postid: number }) => p.postid), expected);
+});
+
+t.test('page parameters are checked', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const bob = await createUser('bob');
+  const asBob = client(app, bob.token);
+  insertPosts(app.database.sqlite, bob.id, 25);
+  t.equal((await asBob('GET', '/api/discover-posts')).json.length, 20, 'default limit 20');
+  t.equal((await asBob('GET', '/api/discover-posts?limit=1')).json.length, 1);
+  for (const url of ['/api/discover-posts', '/api/followFeed', '/api/user-posts', '/api/view-user-posts?username=bob&']) {
+    const sep = url.includes('?') ? '' : '?';
+    for (const q of ['limit=0', 'limit=51', 'limit=abc', 'limit=2.5', 'cursor=abc', 'cursor=12', 'cursor=1.2.3', 'cursor=-1.5', 'cursor=9999999999999999.1']) {
+      const res = await asBob('GET', `${url}${sep}${q}`);
+      t.equal(res.status, 400, `${url} ${q}`);
+      t.equal(res.json.error, 'invalid_request');
+    }
+  }
+  t.equal((await asBob('GET', '/api/view-user-posts')).status, 400, 'username is required');
+  t.equal((await asBob('GET', '/api/view-user-posts?username=nobody')).status, 404);
+});
+
+t.test('anonymity: nobody but the author learns who wrote an anonymous post', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const author = await createUser('zorro_secret');
+  const reader = await createUser('reader');
+  const db = app.database.sqlite;
+  const picture = insertPost(db, { userId: author.id, isProfilePicture: true, createdAt: 1_600_000_000_000 });
+  const anon = insertPost(db, { userId: author.id, isAnonymous: true, caption: 'who am i', createdAt: 1_700_000_001_000 });
+  const visible = insertPost(db, { userId: author.id, caption: 'signed', createdAt: 1_700_000_000_000 });
+  const asAuthor = client(app, author.token);
+  const asReader = client(app, reader.token);
+  // The author comments on and likes their own anonymous post.
+  await asAuthor('POST', '/api/comment', { postId: anon.id, comment: 'my own secret' });
+  await asAuthor('POST', '/api/like', { postId: anon.id });
+  await asReader('POST', '/api/comment', { postId: anon.id, comment: 'nice' });
+  await asReader('POST', '/api/account/zorro_secret/follow');
+
+  const leaks = (body: string) =>
+    body.toLowerCase().includes('zorro') ||
+    body.includes(picture.mediaKey) ||
+    new RegExp(`"userid":${author.id}[,}]`).test(body);
+
+  const discover = await asReader('GET', '/api/discover-posts');
+  const anonView = discover.json.find((p: { postid: number }) => p.postid === anon.id);
+  t.match(anonView, { isAnonymous: true, username: null, profilePictureUrl: null, isOwner: false, likeCount: 1, commentCount: 2 });
+  t.same(
+    anonView.comments.map((c: { username: string | null; userid: number | null }) => [c.username, c.userid]),
+    [
+      [null, null],
+      ['reader', reader.id],
+    ],
+    "the author's own comment is not signed",
+  );
+  t.notOk(leaks(JSON.stringify(anonView)), 'the anonymous post in discover names nobody');
+
+  const comments = await asReader('GET', `/api/comment?postId=${anon.id}`);
+  t.equal(comments.status, 200);
+  t.notOk(leaks(comments.body), 'comment list');
+  t.notOk(leaks((await asReader('GET', `/api/like?postId=${anon.id}`)).body), 'like answer');
+  t.notOk(leaks((await asReader('DELETE', `/api/like?postId=${anon.id}`)).body), 'unlike answer (409)');
+  t.notOk(leaks((await asReader('POST', '/api/like', { postId: anon.id })).body), 'like write answer');
+  const follow = await asReader('GET', '/api/followFeed');
+  t.same(follow.json.map((p: { postid: number }) => p.postid), [visible.id], 'following feed leaves anonymous posts out');
+  const profile = await asReader('GET', '/api/view-user-posts?username=ZORRO_SECRET');
+  t.equal(profile.status, 200);
+  t.same(profile.json.posts.map((p: { postid: number }) => p.postid), [visible.id], 'profile never lists anonymous posts');
+  t.equal(profile.json.postCount, 1, 'and does not count them');
+  t.equal(profile.json.isFollowing, true);
+  t.equal(profile.json.username, 'zorro_secret');
+
+  // The author sees their own anonymous post, flagged and owned.
+  const own = await asAuthor('GET', '/api/user-posts');
+  t.equal(own.json.postCount, 2, 'own count includes the anonymous post, not the picture');
+  t.match(own.json.posts[0], { postid: anon.id, isAnonymous: true, username: 'zorro_secret', isOwner: true });
+  t.match(own.json.posts[0].comments[0], { username: 'zorro_secret', userid: author.id, isOwner: true });
+  const ownDiscover = await asAuthor('GET', '/api/discover-posts');
+  t.match(ownDiscover.json[0], { postid: anon.id, username: 'zorro_secret', isOwner: true });
+});
+
+t.test('user-posts: own profile with counters', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('me', 'me@example.test');
+  const fan = await createUser('fan');
+  const db = app.database.sqlite;
+  const pic = insertPost(db, { userId: me.id, isProfilePicture: true });
+  const a = insertPost(db, { userId: me.id });
+  insertPost(db, { userId: me.id, isAnonymous: true });
+  const asFan = client(app, fan.token);
+  await asFan('POST', '/api/like', { postId: a.id });
+  await asFan('POST', '/api/comment', { postId: a.id, comment: 'hi' });
+  await asFan('POST', '/api/comment', { postId: a.id, comment: 'again' });
+  await asFan('POST', '/api/account/me/follow');
+  await client(app, me.token)('POST', '/api/account/fan/follow');
+
+  const res = await client(app, me.token)('GET', '/api/user-posts');
+  t.equal(res.status, 200);
+  const { posts, ...profile } = res.json;
+  t.same(profile, {
+    username: 'me',
+    email: 'me@example.test',
+    profilePictureUrl: `/media/${pic.mediaKey}/thumb.webp`,
+    postCount: 2,
+    totalLikes: 1,
+    totalComments: 2,
+    followerCount: 1,
+    followingCount: 1,
+  });
+  t.equal(posts.length, 2);
+});
+
+t.test('following feed: only followed people, not yourself', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('me');
+  const friend = await createUser('friend');
+  const stranger = await createUser('stranger');
+  const db = app.database.sqlite;
+  const fp = insertPost(db, { userId: friend.id });
+  insertPost(db, { userId: stranger.id });
+  insertPost(db, { userId: me.id });
+  const asMe = client(app, me.token);
+  t.same((await asMe('GET', '/api/followFeed')).json, [], 'empty before following anyone');
+  await asMe('POST', '/api/account/friend/follow');
+  t.same((await asMe('GET', '/api/followFeed')).json.map((p: { postid: number }) => p.postid), [fp.id]);
+});
+
+t.test('a feed page costs the same number of SQL statements whatever its size', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('me');
+  const other = await createUser('other');
+  const db = app.database.sqlite;
+  const ids = [...insertPosts(db, other.id, 60), ...insertPosts(db, me.id, 60)];
+  const asMe = client(app, me.token);
+  await asMe('POST', '/api/account/other/follow');
+  // Every post gets comments and a like, so every page needs first comments.
+  const addComment = db.prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?)');
+  const bump = db.prepare('UPDATE posts SET comment_count = comment_count + 1 WHERE id = ?');
+  for (const id of ids) {
+    for (let i = 0; i < 4; i++) {
+      addComment.run(id, other.id, `c${i}`, Date.now() + i);
+      bump.run(id);
+    }
+  }
+
+  // Count statement executions: every query runs through a Statement's all/get/run/iterate.
+  const proto = Object.getPrototypeOf(db.prepare('SELECT 1'));
+  let count = 0;
+  const originals: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const name of ['all', 'get', 'run', 'iterate']) {
+    originals[name] = proto[name];
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      count++;
+      return originals[name]!.apply(this, args);
+    };
+  }
+  t.teardown(() => {
+    for (const name of Object.keys(originals)) proto[name] = originals[name];
+  });
+
+  const statements = async (url: string) => {
+    count = 0;
+    const res = await app.inject({ method: 'GET', url, headers: bearer(me.token) });
+    t.equal(res.statusCode, 200, url);
+    return count;
+  };
+  for (const url of ['/api/discover-posts?', '/api/followFeed?', '/api/user-posts?', '/api/view-user-posts?username=other&']) {
+    const small = await statements(`${url}limit=5`);
+    const large = await statements(`${url}limit=50`);
+    t.equal(large, small, `${url} same statements for 5 and 50 posts (${small})`);
+    t.ok(small <= 4, `${url} at most 4 statements (auth, profile, page, first comments): ${small}`);
+  }
+});
+
+t.test('every feed route needs a valid token', async (t) => {
+  const { app } = await buildTestApp(t);
+  for (const url of ['/api/discover-posts', '/api/followFeed', '/api/user-posts', '/api/view-user-posts?username=a']) {
+    const none = await app.inject({ method: 'GET', url });
+    t.equal(none.statusCode, 401, url);
+    t.equal(none.json().error, 'unauthorized');
+    const bad = await app.inject({ method: 'GET', url, headers: { authorization: 'Bearer abc.def.ghi' } });
+    t.equal(bad.statusCode, 401, url);
+  }
+});
