@@ -1,0 +1,48 @@
+import { lazy, Suspense } from 'react';
+import { createBrowserRouter, Navigate } from 'react-router-dom';
+import { AppLayout } from '@/app/app-layout';
+import { NotFound } from '@/app/not-found';
+import { Loading } from '@/components/status';
+
+// Every screen is its own chunk: the login page ships no feed code, and the reverse.
+const LoginPage = lazy(() => import('@/features/auth/login-page').then((m) => ({ default: m.LoginPage })));
+const AccountPage = lazy(() => import('@/features/account/account-page').then((m) => ({ default: m.AccountPage })));
+const CreatePostPage = lazy(() =>
+  import('@/features/create-post/create-post-page').then((m) => ({ default: m.CreatePostPage })),
+);
+const DiscoverPage = lazy(() => import('@/features/discover/discover-page').then((m) => ({ default: m.DiscoverPage })));
+const FollowFeedPage = lazy(() =>
+  import('@/features/follow-feed/follow-feed-page').then((m) => ({ default: m.FollowFeedPage })),
+);
+const SearchProfilePage = lazy(() =>
+  import('@/features/search-profile/search-profile-page').then((m) => ({ default: m.SearchProfilePage })),
+);
+const ProfilePage = lazy(() => import('@/features/profile/profile-page').then((m) => ({ default: m.ProfilePage })));
+
+export const router = createBrowserRouter([
+  {
+    path: '/',
+    element: (
+      <Suspense fallback={<Loading />}>
+        <LoginPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/app',
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <Navigate to="/app/account" replace /> },
+      { path: 'account', element: <AccountPage /> },
+      // The spec's second own-profile route: the parameter is not used.
+      { path: 'account/:username', element: <AccountPage /> },
+      { path: 'create-post', element: <CreatePostPage /> },
+      { path: 'discover', element: <DiscoverPage /> },
+      { path: 'follow-feed', element: <FollowFeedPage /> },
+      { path: 'search-profile', element: <SearchProfilePage /> },
+      { path: 'profile/:username', element: <ProfilePage /> },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+  { path: '*', element: <NotFound standalone /> },
+]);

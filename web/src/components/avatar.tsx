@@ -1,0 +1,46 @@
+import { BeerIcon } from '@/components/icons';
+import { initialOf } from '@/lib/format';
+import styles from './avatar.module.css';
+
+interface AvatarProps {
+  /** The person's name, for the initial and the image's alt text; null shows the beer icon. */
+  name: string | null;
+  pictureUrl?: string | null;
+  size?: number;
+  /** Show the local beer-mug image when there is no picture (own profile). */
+  fallbackMug?: boolean;
+  className?: string;
+}
+
+export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, className }: AvatarProps) {
+  const style = { width: size, height: size, fontSize: Math.round(size * 0.42) };
+  const cls = `${styles.avatar} ${className ?? ''}`;
+  if (pictureUrl) {
+    return (
+      <img
+        className={cls}
+        style={style}
+        src={pictureUrl}
+        width={size}
+        height={size}
+        alt={name ? `${name}'s profile photo` : 'Profile photo'}
+        decoding="async"
+      />
+    );
+  }
+  if (fallbackMug) {
+    return <img className={cls} style={style} src="/beer-mug.svg" width={size} height={size} alt="Default beer mug avatar" />;
+  }
+  if (!name) {
+    return (
+      <span className={`${cls} ${styles.beer}`} style={style} role="img" aria-label="Beer icon">
+        <BeerIcon size={Math.round(size * 0.55)} />
+      </span>
+    );
+  }
+  return (
+    <span className={`${cls} ${styles.initial}`} style={style} aria-hidden="true">
+      {initialOf(name)}
+    </span>
+  );
+}

@@ -1,0 +1,53 @@
+import page from '@/components/page.module.css';
+import { PostCard } from '@/components/post-card';
+import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import type { Post } from '@/lib/api';
+import { usePagedList } from '@/lib/use-paged-list';
+
+const PAGE = 10;
+
+interface FeedProps {
+  fetchPage: (params: { limit: number; cursor?: string; signal: AbortSignal }) => Promise<Post[]>;
+  emptyTitle: string;
+  emptyText: string;
+  emptyAction?: React.ReactNode;
+}
+
+/**
+ * A feed of post cards, one request per page: each post arrives with its like and
+ * comment data, so nothing is fetched per post. More pages load as you scroll.
+ */
+export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProps) {
+  const list = usePagedList((cursor, signal) => fetchPage({ limit: PAGE, cursor, signal }), PAGE);
+
+  if (list.items.length === 0) {
+    if (list.error) return <ErrorMessage text="We couldn't load the posts." onRetry={list.retry} />;
+    if (!list.done) return <Loading />;
+    return (
+      <EmptyState title={emptyTitle} text={emptyText}>
+        {emptyAction}
+      </EmptyState>
+    );
+  }
+
+  return (
+    <div className={page.stack}>
+      {list.items.map((post, i) => (
+        <PostCard
+          key={post.postid}
+          post={post}
+          eager={i < 2}
+          onChange={(p) => list.setItems((items) => items.map((x) => (x.postid === p.postid ? p : x)))}
+          onDelete={(id) => list.setItems((items) => items.filter((x) => x.postid !== id))}
+        />
+      ))}
+      {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+      {list.loading && <Loading />}
+      {list.done ? (
+        <p className={page.end}>You're all caught up 🍻</p>
+      ) : (
+        <div ref={list.sentinelRef} className={page.sentinel} />
+      )}
+    </div>
+  );
+}

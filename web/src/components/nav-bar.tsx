@@ -1,0 +1,75 @@
+import { useEffect } from 'react';
+import { NavLink, useLocation } from 'react-router-dom';
+import { Avatar } from '@/components/avatar';
+import { BeerIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon } from '@/components/icons';
+import { getUserPosts } from '@/lib/api';
+import { useMe } from '@/lib/me-context';
+import styles from './nav-bar.module.css';
+
+const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? `${styles.item} ${styles.active}` : styles.item);
+
+/** The app's navigation: a top bar on wide screens, a bottom tab bar on phones. */
+export function NavBar() {
+  const { me, updateMe } = useMe();
+  const { pathname } = useLocation();
+  const onAccount = pathname.startsWith('/app/account');
+
+  // The avatar needs the user's picture; the own-profile screen loads it itself.
+  useEffect(() => {
+    if (me || onAccount) return;
+    const ac = new AbortController();
+    getUserPosts({ limit: 1, signal: ac.signal })
+      .then((r) => updateMe({ username: r.username, email: r.email, profilePictureUrl: r.profilePictureUrl }))
+      .catch(() => {});
+    return () => ac.abort();
+  }, [me, onAccount, updateMe]);
+
+  return (
+    <header className={styles.bar}>
+      <div className={styles.inner}>
+        <NavLink to="/app/follow-feed" className={styles.brand} aria-label="Shower Beer home">
+          <span className={styles.brandMark}>
+            <BeerIcon size={22} />
+          </span>
+          <span className={styles.brandText}>Shower Beer</span>
+        </NavLink>
+        <nav aria-label="Main" className={styles.nav}>
+          <NavLink to="/app/follow-feed" className={linkClass}>
+            {({ isActive }) => (
+              <>
+                <HomeIcon filled={isActive} />
+                <span className={styles.label}>Home</span>
+              </>
+            )}
+          </NavLink>
+          <NavLink to="/app/discover" className={linkClass}>
+            {({ isActive }) => (
+              <>
+                <CompassIcon filled={isActive} />
+                <span className={styles.label}>Discover</span>
+              </>
+            )}
+          </NavLink>
+          <NavLink to="/app/create-post" className={({ isActive }) => `${linkClass({ isActive })} ${styles.create}`}>
+            <span className={styles.createIcon}>
+              <PlusIcon />
+            </span>
+            <span className={styles.label}>Create</span>
+          </NavLink>
+          <NavLink to="/app/search-profile" className={linkClass}>
+            <SearchIcon />
+            <span className={styles.label}>Search</span>
+          </NavLink>
+          <NavLink to="/app/account" className={linkClass}>
+            {me?.profilePictureUrl ? (
+              <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={26} className={styles.navAvatar} />
+            ) : (
+              <Avatar name={null} fallbackMug size={26} className={styles.navAvatar} />
+            )}
+            <span className={styles.label}>Profile</span>
+          </NavLink>
+        </nav>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,233 @@
+import { useId, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Avatar } from '@/components/avatar';
+import { CommentIcon, HeartIcon, ShareIcon, TrashIcon } from '@/components/icons';
+import * as api from '@/lib/api';
+import type { Comment, Post } from '@/lib/api';
+import { authorName, formatDate, likesText } from '@/lib/format';
+import styles from './post-card.module.css';
+
+interface PostCardProps {
+  post: Post;
+  onChange: (post: Post) => void;
+  onDelete: (postId: number) => void;
+  /** The first cards on screen load their image at once; the rest lazily. */
+  eager?: boolean;
+}
+
+export function PostCard({ post, onChange, onDelete, eager = false }: PostCardProps) {
+  const name = authorName(post);
+  const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
+  const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
+  const [likeBusy, setLikeBusy] = useState(false);
+  const [comment, setComment] = useState('');
+  const [sending, setSending] = useState(false);
+  const [allComments, setAllComments] = useState<Comment[] | null>(null);
+  const [shared, setShared] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const inputId = useId();
+  const comments = allComments ?? post.comments;
+
+  async function toggleLike() {
+    if (likeBusy) return;
+    setLikeBusy(true);
+    try {
+      const state = post.likedByUser ? await api.unlike(post.postid) : await api.like(post.postid);
+      onChange({ ...post, ...state });
+    } catch (err) {
+      console.error(err instanceof Error ? err.message : err);
+      // Out of step (liked in another tab, say): take the server's word for it.
+      try {
+        onChange({ ...post, ...(await api.getLikes(post.postid)) });
+      } catch (e) {
+        console.error(`Likes fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
+      }
+    } finally {
+      setLikeBusy(false);
+    }
+  }
+
+  async function submitComment(e: React.FormEvent) {
+    e.preventDefault();
+    const text = comment.trim();
+    if (!text || sending) return;
+    setSending(true);
+    try {
+      const created = await api.addComment(post.postid, text);
+      setComment('');
+      if (allComments) setAllComments([...allComments, created]);
+      onChange({ ...post, comments: [...post.comments, created], commentCount: post.commentCount + 1 });
+    } catch (err) {
+      console.error(err instanceof Error ? err.message : err);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function removeComment(c: Comment) {
+    if (!window.confirm('Delete this comment?')) return;
+    try {
+      await api.deleteComment(c.comment_id);
+      if (allComments) setAllComments(allComments.filter((x) => x.comment_id !== c.comment_id));
+      onChange({
+        ...post,
+        comments: post.comments.filter((x) => x.comment_id !== c.comment_id),
+        commentCount: Math.max(0, post.commentCount - 1),
+      });
+    } catch (err) {
+      console.error(err instanceof Error ? err.message : err);
+    }
+  }
+
+  async function showAllComments() {
+    try {
+      setAllComments(await api.getComments(post.postid));
+    } catch (e) {
+      console.error(`Comments fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
+    }
+  }
+
+  async function removePost() {
+    if (!window.confirm('Delete this post? This cannot be undone.')) return;
+    try {
+      await api.deletePost(post.postid);
+      onDelete(post.postid);
+    } catch (err) {
+      console.error(err instanceof Error ? err.message : err);
+    }
+  }
+
+  async function share() {
+    const text = `${captionPrefix}: ${post.caption}`;
+    try {
+      if (navigator.share) await navigator.share({ title: 'Shower Beer', text, url: window.location.origin });
+      else {
+        await navigator.clipboard.writeText(`${text}\n${window.location.origin}`);
+        setShared(true);
+        setTimeout(() => setShared(false), 2000);
+      }
+    } catch {
+      /* dismissed */
+    }
+  }
+
+  return (
+    <article className={styles.card} aria-label={`Post by ${name}`}>
+      <header className={styles.header}>
+        <Avatar name={post.isAnonymous ? null : name} pictureUrl={post.isAnonymous ? null : post.profilePictureUrl} size={40} />
+        <div className={styles.who}>
+          {profileHref ? (
+            <Link to={profileHref} className={styles.name}>
+              {name}
+            </Link>
+          ) : (
+            <span className={styles.name}>{name}</span>
+          )}
+          <time className={styles.date} dateTime={post.created_at}>
+            {formatDate(post.created_at)}
+          </time>
+        </div>
+        {post.isOwner && (
+          <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
+            <TrashIcon size={20} />
+          </button>
+        )}
+      </header>
+
+      <div className={styles.media}>
+        <img
+          src={post.s3Url}
+          width={post.width || undefined}
+          height={post.height || undefined}
+          style={post.width && post.height ? { aspectRatio: `${post.width} / ${post.height}` } : undefined}
+          alt={post.caption ? `Photo: ${post.caption}` : `Photo shared by ${name}`}
+          loading={eager ? 'eager' : 'lazy'}
+          fetchPriority={eager ? 'high' : 'auto'}
+          decoding="async"
+          onDoubleClick={() => !post.likedByUser && toggleLike()}
+        />
+      </div>
+
+      <div className={styles.body}>
+        <div className={styles.actions}>
+          <button
+            type="button"
+            className={`${styles.action} ${post.likedByUser ? styles.liked : ''}`}
+            onClick={toggleLike}
+            disabled={likeBusy}
+            aria-pressed={post.likedByUser}
+            aria-label={post.likedByUser ? 'Unlike' : 'Like'}
+          >
+            <HeartIcon filled={post.likedByUser} />
+            <span aria-hidden="true">{post.likeCount}</span>
+          </button>
+          <button
+            type="button"
+            className={styles.action}
+            onClick={() => inputRef.current?.focus()}
+            aria-label={`Comments: ${post.commentCount}`}
+          >
+            <CommentIcon />
+            <span aria-hidden="true">{post.commentCount}</span>
+          </button>
+          <button type="button" className={styles.action} onClick={share} aria-label="Share">
+            <ShareIcon />
+            {shared && <span className={styles.copied}>Copied!</span>}
+          </button>
+        </div>
+
+        <p className={styles.likes}>{likesText(post.likeCount)}</p>
+        <p className={styles.caption}>
+          <strong>{captionPrefix}</strong> {post.caption}
+        </p>
+
+        {comments.length > 0 && (
+          <ul className={styles.comments} aria-label="Comments">
+            {comments.map((c) => (
+              <li key={c.comment_id} className={styles.comment}>
+                <p>
+                  <strong>{c.username || 'User'}</strong> {c.content}
+                </p>
+                {c.isOwner && (
+                  <button
+                    type="button"
+                    className={styles.commentDelete}
+                    onClick={() => removeComment(c)}
+                    aria-label="Delete comment"
+                    title="Delete comment"
+                  >
+                    <TrashIcon size={16} />
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        {!allComments && post.commentCount > post.comments.length && (
+          <button type="button" className={styles.more} onClick={showAllComments}>
+            View all {post.commentCount} comments
+          </button>
+        )}
+
+        <form className={styles.commentForm} onSubmit={submitComment}>
+          <label htmlFor={inputId} className="visually-hidden">
+            Add a comment
+          </label>
+          <input
+            id={inputId}
+            ref={inputRef}
+            type="text"
+            placeholder="Add a comment..."
+            value={comment}
+            maxLength={500}
+            onChange={(e) => setComment(e.target.value)}
+            autoComplete="off"
+          />
+          <button type="submit" disabled={!comment.trim() || sending}>
+            Post
+          </button>
+        </form>
+      </div>
+    </article>
+  );
+}

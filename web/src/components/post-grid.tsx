@@ -1,0 +1,53 @@
+import { CommentIcon, HeartIcon } from '@/components/icons';
+import type { Post } from '@/lib/api';
+import { formatCount } from '@/lib/format';
+import styles from './post-grid.module.css';
+
+interface PostGridProps {
+  posts: Post[];
+  /** Show the 'Anonymous' badge (the owner's own grid). */
+  showAnonymousBadge?: boolean;
+  onOpen: (post: Post) => void;
+}
+
+/** Thumbnails in a square grid with like and comment counts laid over them. */
+export function PostGrid({ posts, showAnonymousBadge = false, onOpen }: PostGridProps) {
+  return (
+    <ul className={styles.grid}>
+      {posts.map((post, i) => (
+        <li key={post.postid}>
+          <button
+            type="button"
+            className={styles.tile}
+            onClick={() => onOpen(post)}
+            aria-label={`Open post: ${post.caption}. ${post.likeCount} likes, ${post.commentCount} comments${
+              post.isAnonymous && showAnonymousBadge ? ', posted anonymously' : ''
+            }`}
+          >
+            <img
+              src={post.thumbnailUrl || post.s3Url}
+              alt={post.caption ? `Photo: ${post.caption}` : 'Photo'}
+              width={400}
+              height={400}
+              loading={i < 9 ? 'eager' : 'lazy'}
+              decoding="async"
+            />
+            {showAnonymousBadge && post.isAnonymous && (
+              <span className={styles.badge} aria-hidden="true">
+                Anonymous
+              </span>
+            )}
+            <span className={styles.overlay} aria-hidden="true">
+              <span>
+                <HeartIcon size={16} filled /> {formatCount(post.likeCount)}
+              </span>
+              <span>
+                <CommentIcon size={16} filled /> {formatCount(post.commentCount)}
+              </span>
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,47 @@
+import styles from './status.module.css';
+
+export function Loading({ text = 'Loading...' }: { text?: string }) {
+  return (
+    <div className={styles.loading} role="status" aria-live="polite">
+      <span className={styles.bubbles} aria-hidden="true">
+        <span />
+        <span />
+        <span />
+      </span>
+      <span>{text}</span>
+    </div>
+  );
+}
+
+interface EmptyStateProps {
+  title: string;
+  text?: string;
+  emoji?: string;
+  children?: React.ReactNode;
+}
+
+export function EmptyState({ title, text, emoji = '🍺', children }: EmptyStateProps) {
+  return (
+    <div className={styles.empty}>
+      <span className={styles.emoji} aria-hidden="true">
+        {emoji}
+      </span>
+      <p className={styles.title}>{title}</p>
+      {text && <p className={styles.text}>{text}</p>}
+      {children}
+    </div>
+  );
+}
+
+export function ErrorMessage({ text, onRetry }: { text: string; onRetry?: () => void }) {
+  return (
+    <div className={styles.error} role="alert">
+      <p>{text}</p>
+      {onRetry && (
+        <button type="button" className={styles.retry} onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}

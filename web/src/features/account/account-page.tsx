@@ -1,0 +1,210 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Avatar } from '@/components/avatar';
+import buttons from '@/components/button.module.css';
+import { CameraIcon } from '@/components/icons';
+import page from '@/components/page.module.css';
+import { PostDialog } from '@/components/post-dialog';
+import { PostGrid } from '@/components/post-grid';
+import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import * as api from '@/lib/api';
+import type { Post, UserInfo, UserPosts } from '@/lib/api';
+import { formatCount, ownDisplayName } from '@/lib/format';
+import { useMe } from '@/lib/me-context';
+import { logout } from '@/lib/session';
+import { usePagedList } from '@/lib/use-paged-list';
+import styles from './account-page.module.css';
+
+const PAGE = 30;
+/** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
+const MAX_PHOTO_BYTES = 100 * 1024 * 1024;
+
+type Summary = Omit<UserPosts, 'posts'>;
+
+/** `/app/account` (and `/app/account/:username`): the signed-in user's own profile. */
+export function AccountPage() {
+  const { updateMe } = useMe();
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const [info, setInfo] = useState<UserInfo | null>(null);
+  const [open, setOpen] = useState<Post | null>(null);
+  const [photoProgress, setPhotoProgress] = useState<number | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const synced = useRef(false);
+
+  const fetchPage = useCallback(
+    async (cursor: string | undefined, signal: AbortSignal) => {
+      const res = await api.getUserPosts({ limit: PAGE, cursor, signal });
+      if (!cursor) {
+        const { posts: _posts, ...rest } = res;
+        setSummary(rest);
+        updateMe({ username: rest.username, email: rest.email, profilePictureUrl: rest.profilePictureUrl });
+        // The spec's sync call, once the own profile has loaded.
+        if (!synced.current) {
+          synced.current = true;
+          api.syncUser().catch((err: unknown) => console.error('sync-users failed', err));
+        }
+      }
+      return res.posts;
+    },
+    [updateMe],
+  );
+  const list = usePagedList(fetchPage, PAGE);
+
+  useEffect(() => {
+    api
+      .fetchUserInfo()
+      .then(setInfo)
+      .catch((err: unknown) => console.error('Failed to load user info', err));
+  }, []);
+
+  const username = info?.username ?? summary?.username ?? null;
+  const email = info?.email ?? summary?.email ?? null;
+  const name = ownDisplayName(username, email);
+
+  function applyChange(updated: Post) {
+    const before = list.items.find((p) => p.postid === updated.postid);
+    list.setItems((items) => items.map((p) => (p.postid === updated.postid ? updated : p)));
+    setOpen(updated);
+    if (before && summary) {
+      setSummary({
+        ...summary,
+        totalLikes: summary.totalLikes + updated.likeCount - before.likeCount,
+        totalComments: summary.totalComments + updated.commentCount - before.commentCount,
+      });
+    }
+  }
+
+  function applyDelete(postId: number) {
+    const gone = list.items.find((p) => p.postid === postId);
+    list.setItems((items) => items.filter((p) => p.postid !== postId));
+    if (gone && summary) {
+      setSummary({
+        ...summary,
+        postCount: Math.max(0, summary.postCount - 1),
+        totalLikes: Math.max(0, summary.totalLikes - gone.likeCount),
+        totalComments: Math.max(0, summary.totalComments - gone.commentCount),
+      });
+    }
+  }
+
+  async function onPhotoChosen(e: React.ChangeEvent<HTMLInputElement>) {
+    const file = e.target.files?.[0];
+    e.target.value = '';
+    if (!file) return;
+    if (file.size > MAX_PHOTO_BYTES) {
+      window.alert('File is too large! Max 5MB.');
+      return;
+    }
+    setPhotoProgress(0);
+    try {
+      const { profilePictureUrl } = await api.changeProfilePicture(file, setPhotoProgress);
+      setSummary((s) => (s ? { ...s, profilePictureUrl } : s));
+      updateMe({ profilePictureUrl });
+    } catch (err) {
+      console.error(err);
+      window.alert('Failed to update your photo. Please try again.');
+    } finally {
+      setPhotoProgress(null);
+    }
+  }
+
+  if (!summary && list.error) {
+    return (
+      <div className={page.page}>
+        <ErrorMessage text="We couldn't load your profile." onRetry={list.retry} />
+      </div>
+    );
+  }
+  if (!summary) {
+    return (
+      <div className={page.page}>
+        <Loading text="Loading profile... 👤" />
+      </div>
+    );
+  }
+
+  return (
+    <div className={page.page}>
+      <section className={styles.profile} aria-label="Your profile">
+        <div className={styles.top}>
+          <div className={styles.avatarWrap}>
+            <Avatar name={name} pictureUrl={summary.profilePictureUrl} size={96} fallbackMug />
+            {photoProgress !== null && (
+              <span className={styles.avatarProgress} aria-hidden="true">
+                {Math.round(photoProgress * 100)}%
+              </span>
+            )}
+          </div>
+          <div className={styles.identity}>
+            <h1 className={styles.name}>{name}</h1>
+            {email && <p className={styles.email}>{email}</p>}
+          </div>
+        </div>
+
+        <dl className={styles.stats}>
+          <div>
+            <dt>Posts</dt>
+            <dd>{formatCount(summary.postCount)}</dd>
+          </div>
+          <div>
+            <dt>Likes</dt>
+            <dd>{formatCount(summary.totalLikes)}</dd>
+          </div>
+          <div>
+            <dt>Comments</dt>
+            <dd>{formatCount(summary.totalComments)}</dd>
+          </div>
+        </dl>
+
+        <div className={styles.actions}>
+          <button
+            type="button"
+            className={`${buttons.secondary} ${styles.grow}`}
+            onClick={() => fileRef.current?.click()}
+            disabled={photoProgress !== null}
+          >
+            <CameraIcon size={18} />
+            {photoProgress !== null ? 'Uploading...' : 'Change Photo'}
+          </button>
+          <input
+            ref={fileRef}
+            type="file"
+            accept="image/*"
+            className="visually-hidden"
+            tabIndex={-1}
+            aria-label="Choose a new profile photo"
+            onChange={onPhotoChosen}
+          />
+          <button type="button" className={`${buttons.danger} ${styles.grow}`} onClick={logout}>
+            Logout
+          </button>
+        </div>
+        {photoProgress !== null && (
+          <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />
+        )}
+      </section>
+
+      <section aria-labelledby="posts-heading">
+        <h2 id="posts-heading" className={styles.sectionTitle}>
+          POSTS
+        </h2>
+        {list.items.length === 0 && list.done ? (
+          <EmptyState emoji="📸" title="No posts yet" text="Share your first shower beer moment!">
+            <Link to="/app/create-post" className={buttons.primary}>
+              Create a post
+            </Link>
+          </EmptyState>
+        ) : (
+          <PostGrid posts={list.items} showAnonymousBadge onOpen={setOpen} />
+        )}
+        {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+        {list.loading && list.items.length > 0 && <Loading />}
+        {!list.done && <div ref={list.sentinelRef} className={page.sentinel} />}
+      </section>
+
+      {open && (
+        <PostDialog post={open} onClose={() => setOpen(null)} onChange={applyChange} onDelete={applyDelete} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,148 @@
+import { useCallback, useState } from 'react';
+import { Link, Navigate, useParams } from 'react-router-dom';
+import { Avatar } from '@/components/avatar';
+import buttons from '@/components/button.module.css';
+import page from '@/components/page.module.css';
+import { PostDialog } from '@/components/post-dialog';
+import { PostGrid } from '@/components/post-grid';
+import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import * as api from '@/lib/api';
+import type { Post, ViewedUser } from '@/lib/api';
+import { formatCount } from '@/lib/format';
+import { useMe } from '@/lib/me-context';
+import { usePagedList } from '@/lib/use-paged-list';
+import styles from './profile-page.module.css';
+
+const PAGE = 30;
+type Summary = Omit<ViewedUser, 'posts'>;
+
+/** `/app/profile/:username`: someone else's profile, with Follow/Unfollow. */
+export function ProfilePage() {
+  const { username = '' } = useParams();
+  const { me } = useMe();
+  if (me?.username && me.username === username) return <Navigate to="/app/account" replace />;
+  return <OtherProfile key={username} username={username} />;
+}
+
+function OtherProfile({ username }: { username: string }) {
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const [notFound, setNotFound] = useState(false);
+  const [open, setOpen] = useState<Post | null>(null);
+  const [followBusy, setFollowBusy] = useState(false);
+
+  const fetchPage = useCallback(
+    async (cursor: string | undefined, signal: AbortSignal) => {
+      try {
+        const res = await api.viewUserPosts(username, { limit: PAGE, cursor, signal });
+        if (!cursor) {
+          const { posts: _posts, ...rest } = res;
+          setSummary(rest);
+        }
+        return res.posts;
+      } catch (err) {
+        if (err instanceof api.ApiError && err.status === 404) setNotFound(true);
+        throw err;
+      }
+    },
+    [username],
+  );
+  const list = usePagedList(fetchPage, PAGE, username);
+
+  async function toggleFollow() {
+    if (!summary || followBusy) return;
+    setFollowBusy(true);
+    try {
+      const res = summary.isFollowing ? await api.unfollow(username) : await api.follow(username);
+      setSummary({ ...summary, isFollowing: res.following, followerCount: res.followerCount });
+    } catch (err) {
+      console.error(err);
+      // 409: we were out of step; the server's state is the opposite of what we asked to change.
+      if (err instanceof api.ApiError && err.status === 409) setSummary({ ...summary, isFollowing: !summary.isFollowing });
+    } finally {
+      setFollowBusy(false);
+    }
+  }
+
+  if (notFound) {
+    return (
+      <div className={page.page}>
+        <EmptyState emoji="🫗" title="User not found" text={`Nobody here goes by “${username}”.`}>
+          <Link to="/app/search-profile" className={buttons.secondary}>
+            Search profiles
+          </Link>
+        </EmptyState>
+      </div>
+    );
+  }
+  if (!summary && list.error) {
+    return (
+      <div className={page.page}>
+        <ErrorMessage text="We couldn't load this profile." onRetry={list.retry} />
+      </div>
+    );
+  }
+  if (!summary) {
+    return (
+      <div className={page.page}>
+        <Loading text="Loading profile... 👤" />
+      </div>
+    );
+  }
+
+  const name = summary.username || 'Beer Enthusiast';
+  return (
+    <div className={page.page}>
+      <section className={styles.profile} aria-label={`${name}'s profile`}>
+        <Avatar name={name} pictureUrl={summary.profilePictureUrl} size={88} fallbackMug />
+        <div className={styles.info}>
+          <h1 className={styles.name}>{name}</h1>
+          <dl className={styles.stats}>
+            <div>
+              <dt>{summary.postCount === 1 ? 'Post' : 'Posts'}</dt>
+              <dd>{formatCount(summary.postCount)}</dd>
+            </div>
+            <div>
+              <dt>{summary.followerCount === 1 ? 'Follower' : 'Followers'}</dt>
+              <dd>{formatCount(summary.followerCount)}</dd>
+            </div>
+            <div>
+              <dt>Following</dt>
+              <dd>{formatCount(summary.followingCount)}</dd>
+            </div>
+          </dl>
+          <button
+            type="button"
+            className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
+            onClick={toggleFollow}
+            disabled={followBusy}
+          >
+            {summary.isFollowing ? 'Unfollow' : 'Follow'}
+          </button>
+        </div>
+      </section>
+
+      <section aria-label="Posts">
+        {list.items.length === 0 && list.done ? (
+          <EmptyState emoji="🚿" title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
+        ) : (
+          <PostGrid posts={list.items} onOpen={setOpen} />
+        )}
+        {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+        {list.loading && list.items.length > 0 && <Loading />}
+        {!list.done && <div ref={list.sentinelRef} className={page.sentinel} />}
+      </section>
+
+      {open && (
+        <PostDialog
+          post={open}
+          onClose={() => setOpen(null)}
+          onChange={(p) => {
+            list.setItems((items) => items.map((x) => (x.postid === p.postid ? p : x)));
+            setOpen(p);
+          }}
+          onDelete={(id) => list.setItems((items) => items.filter((x) => x.postid !== id))}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,251 @@
+// Every network call of the app lives here; components call these functions, never fetch.
+import { getConfig } from '@/lib/config';
+import { endSessionUnauthorized, getToken } from '@/lib/session';
+
+export interface Comment {
+  comment_id: number;
+  username: string | null;
+  content: string;
+  created_at: string;
+  userid: number | null;
+  isOwner: boolean;
+}
+
+export interface Post {
+  postid: number;
+  s3Url: string;
+  thumbnailUrl: string;
+  width: number;
+  height: number;
+  caption: string;
+  isAnonymous: boolean;
+  created_at: string;
+  username: string | null;
+  profilePictureUrl: string | null;
+  isOwner: boolean;
+  likeCount: number;
+  likedByUser: boolean;
+  commentCount: number;
+  comments: Comment[];
+  cursor: string;
+}
+
+export interface UserPosts {
+  username: string | null;
+  email: string | null;
+  profilePictureUrl: string | null;
+  postCount: number;
+  totalLikes: number;
+  totalComments: number;
+  followerCount: number;
+  followingCount: number;
+  posts: Post[];
+}
+
+export interface ViewedUser {
+  username: string;
+  profilePictureUrl: string | null;
+  postCount: number;
+  followerCount: number;
+  followingCount: number;
+  isFollowing: boolean;
+  posts: Post[];
+}
+
+export interface ProfileResult {
+  username: string;
+  profilePictureUrl: string | null;
+}
+
+export interface LikeState {
+  likeCount: number;
+  likedByUser: boolean;
+}
+
+export interface UserInfo {
+  username: string | null;
+  email: string | null;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Host = 'main' | 'second';
+
+interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  host?: Host;
+  credentials?: RequestCredentials;
+  signal?: AbortSignal;
+}
+
+function baseUrl(host: Host): string {
+  const { api } = getConfig();
+  return host === 'second' ? api.secondBaseUrl : api.baseUrl;
+}
+
+async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const token = getToken();
+  if (!token) {
+    endSessionUnauthorized();
+    throw new ApiError(401, 'Not signed in');
+  }
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl(opts.host ?? 'main')}${path}`, {
+    method: opts.method ?? 'GET',
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    credentials: opts.credentials,
+    signal: opts.signal,
+  });
+  if (res.status === 401) {
+    endSessionUnauthorized();
+    throw new ApiError(401, 'Session ended');
+  }
+  if (!res.ok) {
+    const text = await res.text().catch(() => '');
+    let message = text || res.statusText;
+    try {
+      message = (JSON.parse(text) as { message?: string }).message ?? message;
+    } catch {
+      /* plain text answer */
+    }
+    throw new ApiError(res.status, message);
+  }
+  return (await res.json()) as T;
+}
+
+const q = (params: Record<string, string | number | undefined>) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') s.set(k, String(v));
+  const str = s.toString();
+  return str ? `?${str}` : '';
+};
+
+export interface PageParams {
+  limit: number;
+  cursor?: string;
+  signal?: AbortSignal;
+}
+
+// --- identity ---------------------------------------------------------------
+
+/** The provider's user info; the name may come as username, cognito:username or preferred_username. */
+export async function fetchUserInfo(): Promise<UserInfo> {
+  const token = getToken();
+  if (!token) throw new ApiError(401, 'Not signed in');
+  const res = await fetch(getConfig().auth.userInfoUrl, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new ApiError(res.status, `User info failed: ${res.status}`);
+  const info = (await res.json()) as Record<string, unknown>;
+  const pick = (...keys: string[]) => {
+    for (const k of keys) if (typeof info[k] === 'string' && info[k]) return info[k] as string;
+    return null;
+  };
+  return { username: pick('username', 'cognito:username', 'preferred_username'), email: pick('email') };
+}
+
+export const syncUser = () =>
+  request<{ username: string; email: string | null; profilePictureUrl: string | null }>('/api/sync-users', {
+    method: 'POST',
+    host: 'second',
+  });
+
+// --- feeds and profiles ------------------------------------------------------
+
+export const getUserPosts = ({ limit, cursor, signal }: PageParams) =>
+  request<UserPosts>(`/api/user-posts${q({ limit, cursor })}`, { signal });
+
+export const getDiscoverPosts = ({ limit, cursor, signal }: PageParams) =>
+  request<Post[]>(`/api/discover-posts${q({ limit, cursor })}`, { signal });
+
+export const getFollowFeed = ({ limit, cursor, signal }: PageParams) =>
+  request<Post[]>(`/api/followFeed${q({ limit, cursor })}`, { signal });
+
+export const viewUserPosts = (username: string, { limit, cursor, signal }: PageParams) =>
+  request<ViewedUser>(`/api/view-user-posts${q({ username, limit, cursor })}`, { host: 'second', signal });
+
+export const searchProfiles = (username: string) =>
+  request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
+
+export const follow = (username: string) =>
+  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+    method: 'POST',
+  });
+
+export const unfollow = (username: string) =>
+  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+    method: 'DELETE',
+  });
+
+// --- likes, comments, posts --------------------------------------------------
+
+export const getLikes = (postId: number) => request<LikeState>(`/api/like?postId=${postId}`);
+export const like = (postId: number) => request<LikeState>('/api/like', { method: 'POST', body: { postId } });
+export const unlike = (postId: number) => request<LikeState>(`/api/like?postId=${postId}`, { method: 'DELETE' });
+
+export const getComments = (postId: number) => request<Comment[]>(`/api/comment?postId=${postId}`);
+export const addComment = (postId: number, comment: string) =>
+  request<Comment>('/api/comment', { method: 'POST', body: { postId, comment } });
+export const deleteComment = (commentId: number) =>
+  request<{ deleted: boolean }>(`/api/comment?commentId=${commentId}`, { method: 'DELETE' });
+
+export const deletePost = (postId: number) =>
+  request<{ deleted: boolean }>(`/api/post?postId=${postId}`, { method: 'DELETE' });
+
+// --- uploads -----------------------------------------------------------------
+
+const presignUpload = (file: File, isProfilePicture: boolean) =>
+  request<{ uploadUrl: string; s3Key: string }>('/api/presign-upload', {
+    method: 'POST',
+    body: isProfilePicture
+      ? { fileName: file.name, fileType: file.type, isProfilePicture: true }
+      : { fileName: file.name, fileType: file.type },
+  });
+
+/** PUT the file to the presigned address: no bearer token, the file's type as Content-Type. */
+function putFile(url: string, file: File, onProgress?: (fraction: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', url);
+    xhr.setRequestHeader('Content-Type', file.type);
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && onProgress) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new ApiError(xhr.status, xhr.responseText));
+    xhr.onerror = () => reject(new ApiError(0, 'Upload failed'));
+    xhr.onabort = () => reject(new ApiError(0, 'Upload aborted'));
+    xhr.send(file);
+  });
+}
+
+export async function createPost(
+  file: File,
+  caption: string,
+  isAnonymous: boolean,
+  onProgress?: (fraction: number) => void,
+): Promise<Post> {
+  const { uploadUrl, s3Key } = await presignUpload(file, false);
+  await putFile(uploadUrl, file, onProgress);
+  return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous } });
+}
+
+export async function changeProfilePicture(
+  file: File,
+  onProgress?: (fraction: number) => void,
+): Promise<{ profilePictureUrl: string }> {
+  const { uploadUrl, s3Key } = await presignUpload(file, true);
+  await putFile(uploadUrl, file, onProgress);
+  return request<{ profilePictureUrl: string }>('/api/create-post', {
+    method: 'POST',
+    body: { s3Key, isProfilePicture: true },
+  });
+}

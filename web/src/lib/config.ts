@@ -1,0 +1,32 @@
+/** What the server tells the browser at run time (GET /config.json); nothing is baked in at build time. */
+export interface AppConfig {
+  appUrl: string;
+  auth: {
+    provider: string;
+    clientId: string;
+    authorizeUrl: string;
+    userInfoUrl: string;
+    logoutUrl: string;
+    redirectUri: string;
+    postLogoutRedirectUri: string;
+    scope: string;
+  };
+  api: { baseUrl: string; secondBaseUrl: string };
+  limits: { maxUploadBytes: number; captionMaxLength: number };
+}
+
+let config: AppConfig | null = null;
+
+export async function loadConfig(): Promise<AppConfig> {
+  if (config) return config;
+  const res = await fetch('/config.json', { headers: { accept: 'application/json' } });
+  if (!res.ok) throw new Error(`config.json: ${res.status}`);
+  config = (await res.json()) as AppConfig;
+  return config;
+}
+
+/** The loaded config; main.tsx loads it before the first render. */
+export function getConfig(): AppConfig {
+  if (!config) throw new Error('config not loaded');
+  return config;
+}

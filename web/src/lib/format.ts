@@ -1,0 +1,30 @@
+/** Post dates in the browser's local short date format. */
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString();
+}
+
+export const likesText = (n: number) => (n === 1 ? '1 like' : `${n} likes`);
+
+export const ANONYMOUS_NAME = 'Anonymous Beer Lover';
+
+/** The name shown for a post's author in feeds: anonymous posts never show one. */
+export function authorName(post: { isAnonymous: boolean; username: string | null }): string {
+  if (post.isAnonymous) return ANONYMOUS_NAME;
+  return post.username || 'Beer Lover';
+}
+
+/** Own profile: the username, else the e-mail's local part, else 'Beer Lover'. */
+export function ownDisplayName(username: string | null | undefined, email: string | null | undefined): string {
+  if (username) return username;
+  const local = email?.split('@')[0];
+  return local || 'Beer Lover';
+}
+
+export const initialOf = (name: string) => name.trim().charAt(0).toUpperCase() || '?';
+
+export function formatCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}

@@ -1,0 +1,101 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+export interface PagedList<T> {
+  items: T[];
+  setItems: React.Dispatch<React.SetStateAction<T[]>>;
+  loading: boolean;
+  error: boolean;
+  done: boolean;
+  /** Attach to an element at the end of the list: when it scrolls into view the next page loads. */
+  sentinelRef: (el: Element | null) => void;
+  retry: () => void;
+}
+
+/**
+ * Cursor pagination driven by an IntersectionObserver on a sentinel element: one request
+ * per page, the next page asks for ?cursor= of the last item, and a page shorter than the
+ * limit is the end.
+ */
+export function usePagedList<T extends { cursor: string }>(
+  fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<T[]>,
+  limit: number,
+  /** Changing this starts over from the first page. */
+  key: string = '',
+): PagedList<T> {
+  const [items, setItems] = useState<T[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState(false);
+  const [done, setDone] = useState(false);
+  const busy = useRef(false);
+  const cursorRef = useRef<string | undefined>(undefined);
+  const doneRef = useRef(false);
+  const fetchRef = useRef(fetchPage);
+  fetchRef.current = fetchPage;
+  const abortRef = useRef<AbortController | null>(null);
+  const visibleRef = useRef(false);
+
+  const loadNext = useCallback(() => {
+    if (busy.current || doneRef.current) return;
+    busy.current = true;
+    setLoading(true);
+    setError(false);
+    const ac = new AbortController();
+    abortRef.current = ac;
+    fetchRef
+      .current(cursorRef.current, ac.signal)
+      .then((page) => {
+        if (ac.signal.aborted) return;
+        const last = page[page.length - 1];
+        if (last) cursorRef.current = last.cursor;
+        if (page.length < limit) {
+          doneRef.current = true;
+          setDone(true);
+        }
+        setItems((prev) => (prev.length === 0 ? page : [...prev, ...page]));
+        busy.current = false;
+        setLoading(false);
+        // The sentinel may still be on screen (short pages on a tall window): keep going.
+        if (visibleRef.current && !doneRef.current) queueMicrotask(loadNext);
+      })
+      .catch((err: unknown) => {
+        if (ac.signal.aborted) return;
+        console.error('Failed to load posts', err);
+        busy.current = false;
+        setLoading(false);
+        setError(true);
+      });
+  }, [limit]);
+
+  useEffect(() => {
+    cursorRef.current = undefined;
+    doneRef.current = false;
+    busy.current = false;
+    setItems([]);
+    setDone(false);
+    loadNext();
+    return () => abortRef.current?.abort();
+  }, [key, loadNext]);
+
+  const observerRef = useRef<IntersectionObserver | null>(null);
+  const sentinelRef = useCallback(
+    (el: Element | null) => {
+      observerRef.current?.disconnect();
+      observerRef.current = null;
+      if (!el) return;
+      const observer = new IntersectionObserver(
+        (entries) => {
+          visibleRef.current = entries.some((e) => e.isIntersecting);
+          if (visibleRef.current) loadNext();
+        },
+        { rootMargin: '600px 0px' },
+      );
+      observer.observe(el);
+      observerRef.current = observer;
+    },
+    [loadNext],
+  );
+
+  const retry = useCallback(() => loadNext(), [loadNext]);
+
+  return { items, setItems, loading, error, done, sentinelRef, retry };
+}
