@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { IdpAccount } from '../db/schema.js';
+import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
+import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
+
+/** What the rest of the server may know about an account (never the hash). */
+export interface Account {
+  id: string;
+  username: string;
+  email: string;
+}
+
+export interface SignUpInput {
+  username: string;
+  email: string;
+  password: string;
+}
+
+export type SignUpField = keyof SignUpInput;
+export type FieldErrors = Partial<Record<SignUpField, string>>;
+
+export type SignUpResult = { ok: true; account: Account } | { ok: false; errors: FieldErrors };
+export type SignInResult =
+  | { ok: true; account: Account }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+export const MESSAGES = {
+  username: 'Choose a username of 3 to 30 characters: letters, digits, _ . and - only.',
+  usernameTaken: 'That username is already taken. Please choose another.',
+  email: 'Enter a valid email address, like name@example.com.',
+  emailTaken: 'An account with this email already exists. Sign in instead.',
+  passwordShort: 'Use a password of at least 8 characters.',
+  passwordLong: 'Use a password of at most 256 characters.',
+  wrongCredentials: 'Wrong username/email or password.',
+} as const;
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+const USERNAME = /^[A-Za-z0-9_.-]{3,30}$/;
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Format checks only (no database): the same rules for the sign-up page and user:add. */
+export function validateSignUp(input: SignUpInput): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
+  if (input.email.length > 254 || !EMAIL.test(input.email)) errors.email = MESSAGES.email;
+  if (input.password.length < PASSWORD_MIN) errors.password = MESSAGES.passwordShort;
+  else if (input.password.length > PASSWORD_MAX) errors.password = MESSAGES.passwordLong;
+  return errors;
+}
+
+const publicAccount = (a: IdpAccount): Account => ({ id: a.id, username: a.username, email: a.email });
+
+const isUniqueViolation = (err: unknown) =>
+  typeof err === 'object' && err !== null && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+
+export interface AccountsServiceOptions {
+  repository?: AccountsRepository;
+  throttle?: LoginThrottle;
+  hashParams?: ScryptParams;
+  now?: () => number;
+}
+
+/**
+ * Accounts of the embedded identity provider: sign-up, sign-in and lookup.
+ * Used by the /oauth2 pages and by scripts/user-add.ts alike.
+ */
+export function createAccountsService(sqlite: Database.Database, options: AccountsServiceOptions = {}) {
+  const repo = options.repository ?? createAccountsRepository(sqlite);
+  const throttle = options.throttle ?? createLoginThrottle();
+  const hashParams = options.hashParams ?? DEFAULT_PARAMS;
+  const now = options.now ?? Date.now;
+
+  /** Which of username / e-mail someone else already has. */
+  function takenErrors(username: string, email: string): FieldErrors {
+    const errors: FieldErrors = {};
+    if (repo.findByUsername(username)) errors.username = MESSAGES.usernameTaken;
+    if (repo.findByEmail(email)) errors.email = MESSAGES.emailTaken;
+    return errors;
+  }
+
+  return {
+    async signUp(raw: SignUpInput): Promise<SignUpResult> {
+      const input = { username: raw.username.trim(), email: raw.email.trim(), password: raw.password };
+      const errors = { ...takenErrors(input.username, input.email), ...validateSignUp(input) };
+      if (Object.keys(errors).length > 0) return { ok: false, errors };
+      const account: IdpAccount = {
+        id: randomUUID(),
+        username: input.username,
+        email: input.email,
+        passwordHash: await hashPassword(input.password, hashParams),
+        createdAt: now(),
+      };
+      try {
+        // Checked again inside the write: someone may have taken the name while we hashed.
+        const taken = repo.transaction(() => {
+          const late = takenErrors(account.username, account.email);
+          if (Object.keys(late).length === 0) repo.insert(account);
+          return late;
+        });
+        if (Object.keys(taken).length > 0) return { ok: false, errors: taken };
+      } catch (err) {
+        if (isUniqueViolation(err)) return { ok: false, errors: takenErrors(account.username, account.email) };
+        throw err;
+      }
+      return { ok: true, account: publicAccount(account) };
+    },
+
+    /**
+     * Checks a username or e-mail and password. The same work and the same
+     * answer whether or not the account exists; failures are counted per
+     * account and refused for a while after too many.
+     */
+    async signIn(identifier: string, password: string): Promise<SignInResult> {
+      const login = identifier.trim();
+      const found = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
+      const key = found ? `account:${found.id}` : `name:${login.toLowerCase()}`;
+      const retryAfterSeconds = throttle.retryAfterSeconds(key);
+      if (retryAfterSeconds > 0) return { ok: false, reason: 'throttled', retryAfterSeconds };
+      const overlong = password.length > PASSWORD_MAX;
+      const matches = await verifyPassword(overlong ? '' : password, found?.passwordHash ?? (await dummyHash()));
+      if (!found || !matches || overlong) {
+        throttle.fail(key);
+        return { ok: false, reason: 'invalid' };
+      }
+      throttle.reset(key);
+      return { ok: true, account: publicAccount(found) };
+    },
+
+    findById(id: string): Account | undefined {
+      const row = repo.findById(id);
+      return row ? publicAccount(row) : undefined;
+    },
+
+    delete: (id: string) => repo.delete(id),
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,170 @@
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { issueAccessToken } from '../auth/issue.js';
+import { errorHandler } from '../errors.js';
+import type { Account, AccountsService } from './accounts-service.js';
+import { MESSAGES } from './accounts-service.js';
+import { clearCsrfCookie, csrfCookie, csrfTokenFor, csrfValid } from './csrf.js';
+import {
+  checkAuthorizeParams,
+  registeredPostLogoutUri,
+  single,
+  type ParamsCheck,
+} from './oauth-params.js';
+import { messagePage, signInPage, signUpPage, type AuthorizeParams } from './pages.js';
+import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
+
+export interface PageRoutesOptions {
+  accounts: AccountsService;
+}
+
+const CSRF_MESSAGE = 'This form expired or did not come from this page, so nothing was sent. Please try again.';
+
+/**
+ * The provider's HTML pages: sign-in (/oauth2/authorize), sign-up
+ * (/oauth2/signup), sign-out (/oauth2/logout) and their stylesheet.
+ * Encapsulated (not wrapped with fastify-plugin) so the form-body parser and
+ * the HTML error pages apply to these routes only.
+ */
+const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { accounts }) => {
+  const { config } = fastify;
+  const signingKey = fastify.signingKey;
+  if (!signingKey) throw new Error('the embedded identity provider needs a signing key');
+  const secure = config.publicUrl.startsWith('https://');
+  const home = registeredPostLogoutUri(config);
+  // Per address and per route (sign-in and sign-up each).
+  const rateLimit = { max: config.rateLimits.authPerMinute, timeWindow: '1 minute' };
+
+  await fastify.register(formbody, { bodyLimit: 16 * 1024 });
+
+  const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
+    reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
+    if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
+    return reply.send(body);
+  };
+
+  const invalidLink = (reply: FastifyReply, message: string) =>
+    html(reply, 400, messagePage({ title: 'This sign-in link is not valid', message, link: { href: home, text: 'Go to Shower Beer' } }));
+
+  // Limits, bad bodies and surprises answer as pages too: a person is looking at them.
+  fastify.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+    if (status === 429) {
+      return html(reply, 429, messagePage({ title: 'Too many attempts', message: `${err.message} This protects your account.` }));
+    }
+    if (status >= 400 && status < 500) {
+      return html(reply, status, messagePage({ title: 'That did not work', message: err.message, link: { href: home, text: 'Go to Shower Beer' } }));
+    }
+    return errorHandler(err, request, reply);
+  });
+
+  /** Signs the account in: an access token in the redirect URI's fragment. */
+  const finish = async (reply: FastifyReply, account: Account, params: AuthorizeParams, page: (error: string) => string, csrfToken: string) => {
+    const user = fastify.users.upsertFromClaims(account.id, account.username, account.email);
+    if (!user) return html(reply, 403, page('This account has been removed.'), csrfToken);
+    const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email });
+    let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
+    if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
+    return reply.code(303).header('cache-control', 'no-store').header('location', `${params.redirect_uri}#${fragment}`).send();
+  };
+
+  const text = (body: unknown, name: string) => single(body, name) ?? '';
+
+  fastify.get('/oauth2/assets/idp.css', async (request, reply) => {
+    const current = single(request.query, 'v') === IDP_CSS_VERSION;
+    return reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', current ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+      .send(IDP_CSS);
+  });
+
+  fastify.get('/oauth2/authorize', async (request, reply) => {
+    const check = checkAuthorizeParams(request.query, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    return html(reply, 200, signInPage({ params: check.params, csrfToken }), csrfToken);
+  });
+
+  fastify.post('/oauth2/authorize', { config: { rateLimit } }, async (request, reply) => {
+    const check: ParamsCheck = checkAuthorizeParams(request.body, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const { params } = check;
+    const identifier = text(request.body, 'username').trim().slice(0, 254);
+    const password = text(request.body, 'password');
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    const page = (error: string) => signInPage({ params, csrfToken, identifier, error });
+
+    if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
+      return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
+    }
+    if (identifier === '' || password === '') {
+      return html(reply, 400, page('Enter your username or email and your password.'), csrfToken);
+    }
+    const result = await accounts.signIn(identifier, password);
+    if (!result.ok) {
+      if (result.reason === 'throttled') {
+        const minutes = Math.ceil(result.retryAfterSeconds / 60);
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return html(
+          reply,
+          429,
+          page(`Too many failed sign-in attempts for this account. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`),
+          csrfToken,
+        );
+      }
+      return html(reply, 400, page(MESSAGES.wrongCredentials), csrfToken);
+    }
+    return finish(reply, result.account, params, page, csrfToken);
+  });
+
+  fastify.get('/oauth2/signup', async (request, reply) => {
+    const check = checkAuthorizeParams(request.query, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    return html(reply, 200, signUpPage({ params: check.params, csrfToken }), csrfToken);
+  });
+
+  fastify.post('/oauth2/signup', { config: { rateLimit } }, async (request, reply) => {
+    const check = checkAuthorizeParams(request.body, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const { params } = check;
+    const username = text(request.body, 'username').trim().slice(0, 100);
+    const email = text(request.body, 'email').trim().slice(0, 300);
+    const password = text(request.body, 'password');
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    const page = (error: string) => signUpPage({ params, csrfToken, username, email, error });
+
+    if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
+      return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
+    }
+    const result = await accounts.signUp({ username, email, password });
+    if (!result.ok) {
+      return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors }), csrfToken);
+    }
+    return finish(reply, result.account, params, page, csrfToken);
+  });
+
+  fastify.get('/oauth2/logout', async (request, reply) => {
+    const clientId = single(request.query, 'client_id');
+    const target = single(request.query, 'post_logout_redirect_uri');
+    const state = single(request.query, 'state');
+    const signOutLink = (message: string) =>
+      html(reply, 400, messagePage({ title: 'This sign-out link is not valid', message, link: { href: home, text: 'Go to Shower Beer' } }));
+    if (clientId === null || target === null || state === null) return signOutLink('Each parameter must be given once.');
+    if (clientId !== undefined && clientId !== config.auth.clientId) {
+      return signOutLink('The application asking you to sign out is not known here (unknown client_id).');
+    }
+    // No single-sign-on session is kept; the form cookie is all there is to forget.
+    reply.header('set-cookie', clearCsrfCookie(secure));
+    if (target === undefined) {
+      return html(reply, 200, messagePage({ title: 'You are signed out', message: 'See you at the next shower beer!', link: { href: home, text: 'Go to Shower Beer' } }));
+    }
+    if (target !== home) {
+      return signOutLink('The link would send you to an address that is not registered for this application, so it was stopped. You are signed out.');
+    }
+    const location = state ? `${home}?state=${encodeURIComponent(state)}` : home;
+    return reply.code(303).header('cache-control', 'no-store').header('location', location).send();
+  });
+};
+
+export default pageRoutes;

@@ -1,0 +1,162 @@
+import type { FieldErrors } from './accounts-service.js';
+import { IDP_CSS_VERSION } from './styles.js';
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The OAuth parameters a form carries from the authorize link to its POST. */
+export interface AuthorizeParams {
+  client_id: string;
+  redirect_uri: string;
+  response_type: string;
+  scope: string;
+  state?: string;
+}
+
+export function authorizeQuery(params: AuthorizeParams): string {
+  const q = new URLSearchParams({
+    response_type: params.response_type,
+    client_id: params.client_id,
+    redirect_uri: params.redirect_uri,
+    scope: params.scope,
+  });
+  if (params.state !== undefined) q.set('state', params.state);
+  return q.toString();
+}
+
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'%3E%3Ctext y='.9em' font-size='90'%3E%F0%9F%8D%BA%3C/text%3E%3C/svg%3E";
+
+function layout(title: string, main: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)} · Shower Beer</title>
+<link rel="icon" href="${FAVICON}">
+<link rel="stylesheet" href="/oauth2/assets/idp.css?v=${IDP_CSS_VERSION}">
+</head>
+<body>
+<header class="brand">
+<span class="brand-mug" aria-hidden="true">🍺</span>
+<p class="brand-name">Shower Beer</p>
+<p class="brand-tagline">Share your shower beer moments</p>
+</header>
+<main class="card"><div class="card-body">
+${main}
+</div></main>
+</body>
+</html>
+`;
+}
+
+const alert = (message: string | undefined) =>
+  message ? `<div class="alert" role="alert">${escapeHtml(message)}</div>\n` : '';
+
+function hiddenFields(params: AuthorizeParams, csrfToken: string): string {
+  const fields: [string, string | undefined][] = [
+    ['response_type', params.response_type],
+    ['client_id', params.client_id],
+    ['redirect_uri', params.redirect_uri],
+    ['scope', params.scope],
+    ['state', params.state],
+    ['csrf_token', csrfToken],
+  ];
+  return fields
+    .filter((f): f is [string, string] => f[1] !== undefined)
+    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
+    .join('\n');
+}
+
+interface FieldOptions {
+  id: string;
+  label: string;
+  type: 'text' | 'email' | 'password';
+  autocomplete: string;
+  value?: string;
+  error?: string;
+  hint?: string;
+  extra?: string;
+}
+
+function field(o: FieldOptions): string {
+  const described = [o.error ? `${o.id}-error` : '', o.hint ? `${o.id}-hint` : ''].filter(Boolean).join(' ');
+  return `<div class="field">
+<label for="${o.id}">${escapeHtml(o.label)}</label>
+<input id="${o.id}" name="${o.id}" type="${o.type}" autocomplete="${o.autocomplete}" required${
+    o.value !== undefined && o.type !== 'password' ? ` value="${escapeHtml(o.value)}"` : ''
+  }${o.error ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}${o.extra ? ` ${o.extra}` : ''}>
+${o.hint ? `<p class="hint" id="${o.id}-hint">${escapeHtml(o.hint)}</p>\n` : ''}${
+    o.error ? `<p class="field-error" id="${o.id}-error">${escapeHtml(o.error)}</p>\n` : ''
+  }</div>`;
+}
+
+export interface SignInPageOptions {
+  params: AuthorizeParams;
+  csrfToken: string;
+  identifier?: string;
+  error?: string;
+}
+
+export function signInPage(o: SignInPageOptions): string {
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1>
+<p class="lead">Welcome back! Sign in to share and cheers.</p>
+${alert(o.error)}<form method="post" action="/oauth2/authorize" novalidate>
+${hiddenFields(o.params, o.csrfToken)}
+${field({ id: 'username', label: 'Username or email', type: 'text', autocomplete: 'username', value: o.identifier, extra: 'autocapitalize="none" spellcheck="false" maxlength="254"' })}
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' })}
+<button class="button" type="submit">Sign in</button>
+</form>
+<p class="switch">New here? <a href="/oauth2/signup?${escapeHtml(authorizeQuery(o.params))}">Create account</a></p>`,
+  );
+}
+
+export interface SignUpPageOptions {
+  params: AuthorizeParams;
+  csrfToken: string;
+  username?: string;
+  email?: string;
+  errors?: FieldErrors;
+  error?: string;
+}
+
+export function signUpPage(o: SignUpPageOptions): string {
+  const errors = o.errors ?? {};
+  const summary = o.error ?? (Object.keys(errors).length > 0 ? 'Please fix the highlighted fields.' : undefined);
+  return layout(
+    'Create account',
+    `<h1>Create account</h1>
+<p class="lead">Join in and share your first shower beer moment.</p>
+${alert(summary)}<form method="post" action="/oauth2/signup" novalidate>
+${hiddenFields(o.params, o.csrfToken)}
+${field({ id: 'username', label: 'Username', type: 'text', autocomplete: 'username', value: o.username, error: errors.username, hint: '3 to 30 characters: letters, digits, _ . -', extra: 'autocapitalize="none" spellcheck="false" minlength="3" maxlength="30"' })}
+${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: o.email, error: errors.email, extra: 'maxlength="254"' })}
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: 'At least 8 characters.', extra: 'minlength="8"' })}
+<button class="button" type="submit">Create account</button>
+</form>
+<p class="switch">Already have an account? <a href="/oauth2/authorize?${escapeHtml(authorizeQuery(o.params))}">Sign in</a></p>`,
+  );
+}
+
+export interface MessagePageOptions {
+  title: string;
+  message: string;
+  /** Where the person can go from here. */
+  link?: { href: string; text: string };
+}
+
+export function messagePage(o: MessagePageOptions): string {
+  return layout(
+    o.title,
+    `<h1>${escapeHtml(o.title)}</h1>
+<p class="lead">${escapeHtml(o.message)}</p>
+${o.link ? `<a class="button" href="${escapeHtml(o.link.href)}">${escapeHtml(o.link.text)}</a>` : ''}`,
+  );
+}
