@@ -1,0 +1,77 @@
+import t from 'tap';
+import { prefixUpperBound } from '../../src/domain/users-repository.js';
+import { buildTestApp } from '../helpers.js';
+import { client, insertPost } from './factories.js';
+
+t.test('sync-users answers the caller as the token names them', async (t) => {
+  const { app, createUser, tokenFor } = await buildTestApp(t);
+  const me = await createUser('me', 'me@example.test');
+  const res = await client(app, me.token)('POST', '/api/sync-users');
+  t.equal(res.status, 200);
+  t.same(res.json, { username: 'me', email: 'me@example.test', profilePictureUrl: null });
+  const pic = insertPost(app.database.sqlite, { userId: me.id, isProfilePicture: true });
+  t.equal((await client(app, me.token)('POST', '/api/sync-users')).json.profilePictureUrl, `/media/${pic.mediaKey}/thumb.webp`);
+  // A first call with a new token creates the user.
+  const token = await tokenFor({ username: 'newcomer', email: 'new@example.test' });
+  t.same((await client(app, token)('POST', '/api/sync-users')).json, {
+    username: 'newcomer',
+    email: 'new@example.test',
+    profilePictureUrl: null,
+  });
+  t.equal((await app.inject({ method: 'POST', url: '/api/sync-users' })).statusCode, 401);
+  t.equal((await app.inject({ method: 'POST', url: '/api/sync-users', headers: { authorization: 'Bearer a.b.c' } })).statusCode, 401);
+});
+
+t.test('search-profiles: prefix matches first, then substring, case-insensitive, literal wildcards', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('searcher');
+  for (const name of ['BeerFan', 'beerlover', 'rootbeer', 'ginger_beer', 'gingerXbeer', 'per%cent', 'perXcent', 'water']) {
+    await createUser(name);
+  }
+  const asMe = client(app, me.token);
+  const names = async (term: string) => {
+    const res = await asMe('GET', `/api/search-profiles?username=${encodeURIComponent(term)}`);
+    t.equal(res.status, 200, term);
+    return res.json.map((m: { username: string }) => m.username);
+  };
+  t.same(await names('BEER'), ['BeerFan', 'beerlover', 'ginger_beer', 'gingerXbeer', 'rootbeer']);
+  t.same(await names('  beer  '), ['BeerFan', 'beerlover', 'ginger_beer', 'gingerXbeer', 'rootbeer'], 'term trimmed');
+  t.same(await names('r_b'), ['ginger_beer'], '_ is literal');
+  t.same(await names('%'), ['per%cent'], '% is literal');
+  t.same(await names('nothing'), []);
+  const one = await asMe('GET', '/api/search-profiles?username=water');
+  t.same(one.json, [{ username: 'water', profilePictureUrl: null }]);
+
+  for (const q of ['', '?username=', '?username=%20%20', `?username=${'a'.repeat(101)}`]) {
+    const res = await asMe('GET', `/api/search-profiles${q}`);
+    t.equal(res.status, 400, `search ${q.slice(0, 20)}`);
+    t.equal(res.json.error, 'invalid_request');
+  }
+  t.equal((await asMe('GET', `/api/search-profiles?username=${'a'.repeat(100)}`)).status, 200, '100 characters is fine');
+  t.equal((await app.inject({ method: 'GET', url: '/api/search-profiles?username=a' })).statusCode, 401);
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/search-profiles?username=a', headers: { authorization: 'Bearer a.b.c' } })).statusCode,
+    401,
+  );
+});
+
+t.test('search-profiles answers at most 50, prefix matches before substring ones', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('searcher');
+  const db = app.database.sqlite;
+  const insert = db.prepare('INSERT INTO users (sub, username, created_at) VALUES (?, ?, 0)');
+  for (let i = 0; i < 40; i++) insert.run(`s-${i}`, `x-cat-${String(i).padStart(2, '0')}`);
+  for (let i = 0; i < 30; i++) insert.run(`p-${i}`, `cat-${String(i).padStart(2, '0')}`);
+  const res = await client(app, me.token)('GET', '/api/search-profiles?username=CAT');
+  t.equal(res.json.length, 50);
+  const names: string[] = res.json.map((m: { username: string }) => m.username);
+  t.ok(names.slice(0, 30).every((n) => n.startsWith('cat-')), 'all 30 prefix matches first');
+  t.ok(names.slice(30).every((n) => n.startsWith('x-cat-')), 'then substring matches');
+});
+
+t.test('prefix upper bound follows SQLite NOCASE order', async (t) => {
+  t.equal(prefixUpperBound('abc'), 'abd');
+  t.equal(prefixUpperBound('a@'), 'a[', 'after @ comes [ because A-Z fold to a-z');
+  t.equal(prefixUpperBound('\u{10FFFF}'), null);
+  t.equal(prefixUpperBound('a\u{10FFFF}'), 'b');
+});
