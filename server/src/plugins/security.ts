@@ -1,7 +1,9 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from '@fastify/rate-limit';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { HttpError } from '../errors.js';
 
 const originOf = (url: string) => {
   try {
@@ -11,20 +13,80 @@ const originOf = (url: string) => {
   }
 };
 
+const MINUTE = 60_000;
+const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+/** Buckets shared by every route of a group (groupId), so a limit counts all of a caller's writes together. */
+export const WRITES_GROUP = 'writes';
+export const UPLOADS_GROUP = 'uploads';
+
 /**
- * Browser-facing protections. The token lives in sessionStorage, so the
- * Content-Security-Policy allows no inline script and no foreign script at all;
- * images and uploads only go to our own origin and the configured storage.
+ * Fixed-window counters kept in memory, oldest keys dropped past `cap`.
+ * Unlike the plugin's own store (one per route), routes that name the same
+ * groupId share one store, so "600 writes a minute" means all writes together.
+ */
+class WindowStore implements FastifyRateLimitStore {
+  private readonly counters = new Map<string, { current: number; start: number }>();
+  private readonly groups: Map<string, WindowStore>;
+
+  private readonly cap = 10_000;
+
+  /** The plugin constructs the root store with its options (unused here). */
+  constructor(_options?: unknown, groups?: Map<string, WindowStore>) {
+    this.groups = groups ?? new Map();
+  }
+
+  incr(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, timeWindow: number) {
+    const now = Date.now();
+    let entry = this.counters.get(key);
+    if (!entry || entry.start + timeWindow <= now) entry = { current: 0, start: now };
+    entry.current++;
+    this.counters.delete(key); // re-insert: Map order is then least recently used first
+    this.counters.set(key, entry);
+    if (this.counters.size > this.cap) this.counters.delete(this.counters.keys().next().value!);
+    cb(null, { current: entry.current, ttl: entry.start + timeWindow - now });
+  }
+
+  read(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, timeWindow: number) {
+    const now = Date.now();
+    const entry = this.counters.get(key);
+    if (!entry || entry.start + timeWindow <= now) return cb(null, { current: 0, ttl: 0 });
+    cb(null, { current: entry.current, ttl: entry.start + timeWindow - now });
+  }
+
+  child(params: RouteOptions & { path: string; prefix: string }): FastifyRateLimitStore {
+    const group = (params as unknown as RateLimitOptions).groupId;
+    if (!group) return new WindowStore(null, this.groups);
+    let shared = this.groups.get(group);
+    if (!shared) this.groups.set(group, (shared = new WindowStore(null, this.groups)));
+    return shared;
+  }
+}
+
+/** The signed-in caller (the limiter runs after authentication), else the address. */
+const byUser = (request: FastifyRequest) => (request.user ? `user:${request.user.id}` : `ip:${request.ip}`);
+const byAddress = (request: FastifyRequest) => `ip:${request.ip}`;
+
+const methodsOf = (route: RouteOptions) => (Array.isArray(route.method) ? route.method : [route.method]);
+
+/**
+ * Browser-facing protections and abuse limits.
+ *
+ * - Content-Security-Policy: the token lives in sessionStorage, so no inline
+ *   script and no foreign script at all; images only from our own origins
+ *   (processed media is always served by the server at /media, whatever the
+ *   storage driver); uploads and API calls only to our origins and the storage.
+ * - Rate limits (429 `{ error: 'rate_limited' }` with Retry-After):
+ *   every POST/PUT/DELETE under /api/ counts against one per-user budget of
+ *   RATE_LIMIT_WRITES_PER_MINUTE (checked after authentication, in preHandler);
+ *   the local driver's upload PUT (/uploads/…, no token) counts per address.
+ *   Sign-in and sign-up set their own per-address limit (idp).
  */
 export default fp(
   async (fastify) => {
     const { config } = fastify;
-    const extraConnect = [
-      config.storage.driver === 's3' ? originOf(config.storage.s3.publicEndpoint) : null,
-      originOf(config.auth.userInfoUrl),
-      originOf(config.web.apiBaseUrl),
-      originOf(config.web.secondApiBaseUrl),
-    ].filter((o): o is string => o !== null && o !== originOf(config.publicUrl));
+    const self = originOf(config.publicUrl);
+    const apiOrigins = [originOf(config.web.apiBaseUrl), originOf(config.web.secondApiBaseUrl)];
+    const others = (list: (string | null)[]) => [...new Set(list.filter((o): o is string => o !== null && o !== self))];
 
     await fastify.register(helmet, {
       contentSecurityPolicy: {
@@ -32,15 +94,25 @@ export default fp(
         directives: {
           defaultSrc: ["'self'"],
           scriptSrc: ["'self'"],
+          scriptSrcAttr: ["'none'"],
           styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:', 'blob:'],
+          // blob: is the preview of the file being posted; data: the bundled fallback avatar.
+          imgSrc: ["'self'", 'data:', 'blob:', ...others(apiOrigins)],
           fontSrc: ["'self'"],
-          connectSrc: ["'self'", ...new Set(extraConnect)],
+          connectSrc: [
+            "'self'",
+            ...others([
+              config.storage.driver === 's3' ? originOf(config.storage.s3.publicEndpoint) : null,
+              originOf(config.auth.userInfoUrl),
+              ...apiOrigins,
+            ]),
+          ],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
           baseUri: ["'none'"],
           objectSrc: ["'none'"],
           manifestSrc: ["'self'"],
+          workerSrc: ["'self'"],
         },
       },
       // Media is fetched cross-origin by nobody but our own pages.
@@ -49,7 +121,7 @@ export default fp(
       strictTransportSecurity: config.publicUrl.startsWith('https://'),
     });
 
-    const allowed = new Set([originOf(config.publicUrl), ...config.corsOrigins.map(originOf)].filter(Boolean));
+    const allowed = new Set([self, ...config.corsOrigins.map(originOf)].filter(Boolean));
     await fastify.register(cors, {
       origin: (origin, cb) => cb(null, origin === undefined || allowed.has(origin)),
       credentials: true,
@@ -58,14 +130,42 @@ export default fp(
       maxAge: 600,
     });
 
-    // Limits are opted into per route (config.rateLimit); see routes and idp.
+    // Added before @fastify/rate-limit registers its own onRoute hook, so this runs
+    // first and the limiter sees the config it sets. It overrides any per-route
+    // write limit: the one budget is kept here.
+    const writes: RateLimitOptions = {
+      max: config.rateLimits.writesPerMinute,
+      timeWindow: MINUTE,
+      groupId: WRITES_GROUP,
+      // After authentication (an onRequest hook in /api, a preHandler on media routes);
+      // route-level hooks run after instance hooks, and the limiter is appended last.
+      hook: 'preHandler',
+      keyGenerator: byUser,
+    };
+    const uploads: RateLimitOptions = {
+      max: config.rateLimits.writesPerMinute,
+      timeWindow: MINUTE,
+      groupId: UPLOADS_GROUP,
+      // Before the body is read: a refused upload costs no bandwidth.
+      hook: 'onRequest',
+      keyGenerator: byAddress,
+    };
+    fastify.addHook('onRoute', (route) => {
+      const url = route.url ?? route.path;
+      if (!methodsOf(route).some((m) => WRITE_METHODS.has(m))) return;
+      if (url.startsWith('/api/')) route.config = { ...route.config, rateLimit: writes };
+      else if (url.startsWith('/uploads/')) route.config = { ...route.config, rateLimit: uploads };
+    });
+
     await fastify.register(rateLimit, {
       global: false,
-      errorResponseBuilder: (_request, context) => ({
-        statusCode: context.statusCode,
-        error: 'rate_limited',
-        message: `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.`,
-      }),
+      store: WindowStore as unknown as new () => FastifyRateLimitStore,
+      errorResponseBuilder: (_request, context) => {
+        const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new HttpError(429, 'rate_limited', `Too many requests: try again in ${seconds} s.`, {
+          'retry-after': String(seconds),
+        });
+      },
     });
   },
   { name: 'security', dependencies: ['db'] },
