@@ -1,0 +1,531 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { findAppRoot } from '../../server/src/config.js';
+import { openDatabase } from '../../server/src/db/client.js';
+import { writeSharedMedia, type SharedMedia } from './images.js';
+import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
+import { ADJECTIVES, COMMENTS, NOUNS, caption } from './words.js';
+
+export interface SeedOptions {
+  dataDir: string;
+  users: number;
+  posts: number;
+  likes: number;
+  comments: number;
+  follows: number;
+  /** PRNG seed: the same options give the same community. */
+  seed: number;
+  /** How many accounts the bench reader follows (the Following feed's case). */
+  readerFollows: number;
+  /** Shared processed images every post points at. */
+  mediaCount: number;
+  /** Keep sqlite_stat1 from ANALYZE (sqlite_stat4 is always removed). */
+  analyze: boolean;
+  /** Replace an existing database in dataDir. */
+  force: boolean;
+  /** The newest moment of the data (ms); activity spreads over the year before. */
+  now?: number;
+  log?: (line: string) => void;
+}
+
+/** What the seed made, written to DATA_DIR/seed.json for the bench. */
+export interface SeedInfo {
+  options: Omit<SeedOptions, 'dataDir' | 'log' | 'force'>;
+  counts: { users: number; posts: number; profilePictures: number; likes: number; comments: number; follows: number };
+  seconds: number;
+  phases: Record<string, number>;
+  /** A signed-in user following `readerFollows` people, as the bench's client. */
+  reader: { id: number; sub: string; username: string; email: string; following: number; postCount: number };
+  /** The most followed user (a big profile to view). */
+  celebrity: { id: number; username: string; publicPostCount: number; followerCount: number };
+  /** Users the bench may follow/unfollow and whose posts it may like. */
+  someUsernames: string[];
+  /** Username prefixes the bench searches for. */
+  searchPrefixes: string[];
+  media: SharedMedia[];
+  /** Inclusive range of regular (non profile picture) post ids. */
+  postIds: [number, number];
+}
+
+const DAY = 86_400_000;
+const SEED_INFO = 'seed.json';
+
+export const readSeedInfo = (dataDir: string): SeedInfo | null => {
+  const file = join(dataDir, SEED_INFO);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SeedInfo) : null;
+};
+
+/** Sizes for a number of posts, in the reference set's proportions. */
+export function proportionalSizes(posts: number) {
+  return {
+    users: Math.max(400, Math.round(posts / 10)),
+    posts,
+    likes: posts * 5,
+    comments: posts,
+    follows: posts,
+  };
+}
+
+/**
+ * Multi-row INSERT with one prepared statement per batch size: values are
+ * pushed one by one and flushed every `rows` rows (fewer calls into SQLite).
+ */
+function inserter(db: Database.Database, table: string, columns: string[], rows = 200) {
+  const tuple = `(${columns.map(() => '?').join(',')})`;
+  const sqlFor = (n: number) => `INSERT INTO ${table} (${columns.join(',')}) VALUES ${new Array(n).fill(tuple).join(',')}`;
+  const full = db.prepare(sqlFor(rows));
+  const buf: unknown[] = new Array(rows * columns.length);
+  let pos = 0;
+  let count = 0;
+  return {
+    push(value: unknown) {
+      buf[pos++] = value;
+      if (pos === buf.length) {
+        full.run(buf);
+        count += rows;
+        pos = 0;
+      }
+    },
+    finish() {
+      if (pos > 0) {
+        const n = pos / columns.length;
+        db.prepare(sqlFor(n)).run(buf.slice(0, pos));
+        count += n;
+        pos = 0;
+      }
+      return count;
+    },
+  };
+}
+
+/** Chooses `k` distinct users by `sample`, skipping `exclude`; `mark`/`stamp` make the check O(1). */
+function distinctUsers(
+  k: number,
+  sample: () => number,
+  exclude: number,
+  mark: Int32Array,
+  stamp: number,
+  out: Int32Array,
+  accept: (u: number) => boolean = () => true,
+): number {
+  let n = 0;
+  let attempts = 0;
+  while (n < k && attempts < 30 * k + 100) {
+    attempts++;
+    const u = sample();
+    if (u === exclude || mark[u] === stamp || !accept(u)) continue;
+    mark[u] = stamp;
+    out[n++] = u;
+  }
+  // Too skewed to finish by sampling (tiny communities): take the rest in order.
+  for (let u = 0; n < k && u < mark.length; u++) {
+    if (u === exclude || mark[u] === stamp || !accept(u)) continue;
+    mark[u] = stamp;
+    out[n++] = u;
+  }
+  return n;
+}
+
+export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
+  const log = opts.log ?? (() => {});
+  const t0 = performance.now();
+  const phases: Record<string, number> = {};
+  let mark = t0;
+  const phase = (name: string) => {
+    const now = performance.now();
+    phases[name] = Math.round(now - mark) / 1000;
+    log(`  ${name}: ${phases[name]!.toFixed(1)} s`);
+    mark = now;
+  };
+
+  const N = opts.users;
+  const P = opts.posts;
+  if (N < 3) throw new Error('--users must be at least 3');
+  const dbFile = join(opts.dataDir, 'shower-beer.db');
+  if (existsSync(dbFile)) {
+    if (!opts.force) throw new Error(`${dbFile} exists: pass --force to replace it`);
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbFile + suffix, { force: true });
+  }
+  mkdirSync(opts.dataDir, { recursive: true });
+
+  const rng: Rng = createRng(opts.seed);
+  const end = opts.now ?? Date.now();
+  const start = end - 365 * DAY;
+
+  // ---- images: a few shared processed files in the local storage layout
+  const media = await writeSharedMedia(join(opts.dataDir, 'storage'), opts.mediaCount, rng);
+  phase('images');
+
+  // ---- who is popular, who is active (Zipf-like)
+  const fame = rng.permutation(N); // fame[rank] = user index
+  const fameW = zipfWeights(fame, 1.0); // attracts followers
+  const postW = zipfWeights(fame, 0.8); // popular people post more
+  const actW = zipfWeights(rng.permutation(N), 0.6); // likes, comments, follows given
+  const postSample = weightedSampler(postW, rng);
+  const fameSample = weightedSampler(fameW, rng);
+  const actSample = weightedSampler(actW, rng);
+  const reader = 0; // user id 1
+
+  // ---- posts: times spread over the year, ids in time order
+  const postTime = new Float64Array(P);
+  for (let i = 0; i < P; i++) postTime[i] = start + rng.next() * (end - start - 60_000);
+  postTime.sort();
+  const author = new Int32Array(P);
+  const anon = new Uint8Array(P);
+  const postMedia = new Uint8Array(P);
+  const postCount = new Int32Array(N);
+  const publicCount = new Int32Array(N);
+  const firstPost = new Float64Array(N).fill(Infinity);
+  for (let i = 0; i < P; i++) {
+    const a = postSample();
+    author[i] = a;
+    anon[i] = rng.next() < 0.1 ? 1 : 0;
+    postMedia[i] = rng.int(media.length);
+    postCount[a]!++;
+    if (!anon[i]) publicCount[a]!++;
+    if (firstPost[a]! > postTime[i]!) firstPost[a] = postTime[i]!;
+  }
+  const userCreated = new Float64Array(N);
+  for (let u = 0; u < N; u++) {
+    const joined = start + rng.next() * (end - start) * 0.9;
+    userCreated[u] = Math.floor(Math.min(joined, firstPost[u]!) - rng.exp(3 * DAY));
+  }
+
+  // ---- like and comment counts per post: famous authors and lucky posts get more
+  const likeW = new Float64Array(P);
+  for (let i = 0; i < P; i++) likeW[i] = Math.pow(fameW[author[i]!]!, 0.4) * (0.2 + 3 * rng.next() ** 3);
+  const postPick = weightedSampler(likeW, rng);
+  const likeCap = Math.floor((N - 1) / 2);
+  const L = Math.min(opts.likes, Math.floor(P * likeCap * 0.8));
+  const likeCount = new Int32Array(P);
+  for (let drawn = 0; drawn < L; ) {
+    const i = postPick();
+    if (likeCount[i]! < likeCap) {
+      likeCount[i]!++;
+      drawn++;
+    }
+  }
+  const commentCount = new Int32Array(P);
+  for (let c = 0; c < opts.comments; c++) commentCount[postPick()]!++;
+  const likesReceived = new Float64Array(N);
+  const commentsReceived = new Float64Array(N);
+  for (let i = 0; i < P; i++) {
+    likesReceived[author[i]!]! += likeCount[i]!;
+    commentsReceived[author[i]!]! += commentCount[i]!;
+  }
+
+  // ---- follows: active people follow famous people; the reader follows `readerFollows` posters
+  const followCap = Math.floor((N - 1) / 2);
+  const readerFollowing = Math.min(opts.readerFollows, followCap);
+  const following = new Int32Array(N);
+  following[reader] = readerFollowing;
+  const F = Math.min(opts.follows, Math.floor(N * followCap * 0.8));
+  for (let drawn = readerFollowing; drawn < F; ) {
+    const u = actSample();
+    if (u !== reader && following[u]! < followCap) {
+      following[u]!++;
+      drawn++;
+    }
+  }
+  const followPairs = new Int32Array(F * 2);
+  const followerCount = new Int32Array(N);
+  const seen = new Int32Array(N);
+  const tmp = new Int32Array(N);
+  let fp = 0;
+  for (let u = 0; u < N; u++) {
+    const k = following[u]!;
+    if (k === 0) continue;
+    const accept = u === reader ? (v: number) => publicCount[v]! > 0 : undefined;
+    const n = distinctUsers(k, fameSample, u, seen, u + 1, tmp, accept);
+    following[u] = n;
+    const chosen = tmp.subarray(0, n).sort();
+    for (const v of chosen) {
+      followPairs[fp++] = u;
+      followPairs[fp++] = v;
+      followerCount[v]!++;
+    }
+  }
+  const followTotal = fp / 2;
+  phase('generate');
+
+  // ---- the database, created by the real migrations
+  const handle = openDatabase(dbFile, join(findAppRoot(), 'migrations'));
+  const db = handle.sqlite;
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.pragma('foreign_keys = OFF');
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('cache_size = -524288');
+  db.pragma('temp_store = MEMORY');
+  const tables = ['users', 'posts', 'likes', 'comments', 'follows'];
+  const indexes = db
+    .prepare<[], { name: string; sql: string }>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+       AND tbl_name IN (${tables.map((t) => `'${t}'`).join(',')})`,
+    )
+    .all();
+  for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
+
+  // ---- users
+  const usernames: string[] = new Array(N);
+  db.exec('BEGIN');
+  const usersIns = inserter(db, 'users', [
+    'id', 'sub', 'username', 'email', 'profile_picture_key', 'post_count', 'public_post_count',
+    'likes_received', 'comments_received', 'follower_count', 'following_count', 'created_at',
+  ]);
+  const hasPicture = new Uint8Array(N);
+  const pictureMedia = new Uint8Array(N);
+  for (let u = 0; u < N; u++) {
+    const name = u === reader ? 'bench_reader' : `${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}${u + 1}`;
+    usernames[u] = name;
+    hasPicture[u] = rng.next() < 0.7 ? 1 : 0;
+    pictureMedia[u] = rng.int(media.length);
+    usersIns.push(u + 1);
+    usersIns.push(`seed-${u + 1}`);
+    usersIns.push(name);
+    usersIns.push(`${name}@example.test`);
+    usersIns.push(hasPicture[u] ? media[pictureMedia[u]!]!.key : null);
+    usersIns.push(postCount[u]);
+    usersIns.push(publicCount[u]);
+    usersIns.push(likesReceived[u]);
+    usersIns.push(commentsReceived[u]);
+    usersIns.push(followerCount[u]);
+    usersIns.push(following[u]);
+    usersIns.push(userCreated[u]);
+  }
+  usersIns.finish();
+  db.exec('COMMIT');
+  phase('users');
+
+  // ---- posts (regular ones in time order, then profile pictures)
+  db.exec('BEGIN');
+  const postsIns = inserter(db, 'posts', [
+    'id', 'user_id', 'caption', 'is_anonymous', 'is_profile_picture', 'media_key', 'width', 'height',
+    'like_count', 'comment_count', 'created_at',
+  ]);
+  for (let i = 0; i < P; i++) {
+    const m = media[postMedia[i]!]!;
+    postsIns.push(i + 1);
+    postsIns.push(author[i]! + 1);
+    postsIns.push(rng.next() < 0.05 ? '' : caption(rng.pick));
+    postsIns.push(anon[i]);
+    postsIns.push(0);
+    postsIns.push(m.key);
+    postsIns.push(m.width);
+    postsIns.push(m.height);
+    postsIns.push(likeCount[i]);
+    postsIns.push(commentCount[i]);
+    postsIns.push(Math.floor(postTime[i]!));
+  }
+  let pictures = 0;
+  for (let u = 0; u < N; u++) {
+    if (!hasPicture[u]) continue;
+    const m = media[pictureMedia[u]!]!;
+    pictures++;
+    postsIns.push(P + pictures);
+    postsIns.push(u + 1);
+    postsIns.push('');
+    postsIns.push(0);
+    postsIns.push(1);
+    postsIns.push(m.key);
+    postsIns.push(m.width);
+    postsIns.push(m.height);
+    postsIns.push(0);
+    postsIns.push(0);
+    postsIns.push(Math.floor(userCreated[u]! + rng.next() * DAY));
+  }
+  postsIns.finish();
+  db.exec('COMMIT');
+  phase('posts');
+
+  // ---- likes: distinct (post, user), inserted in primary-key order so the key index only appends
+  db.exec('BEGIN');
+  const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at'], 400);
+  const likeSeen = new Int32Array(N);
+  const likers = new Int32Array(N);
+  let likeTotal = 0;
+  for (let i = 0; i < P; i++) {
+    const k = likeCount[i]!;
+    if (k === 0) continue;
+    const n = distinctUsers(k, actSample, author[i]!, likeSeen, i + 1, likers);
+    if (n !== k) throw new Error(`post ${i + 1}: only ${n} of ${k} likers`);
+    const chosen = likers.subarray(0, n).sort();
+    const t = postTime[i]!;
+    for (const u of chosen) {
+      likesIns.push(i + 1);
+      likesIns.push(u + 1);
+      likesIns.push(Math.floor(Math.min(end, Math.max(t, userCreated[u]!) + rng.exp(DAY))));
+    }
+    likeTotal += n;
+  }
+  likesIns.finish();
+  db.exec('COMMIT');
+  phase('likes');
+
+  // ---- comments: per post, oldest first
+  db.exec('BEGIN');
+  const commentsIns = inserter(db, 'comments', ['id', 'post_id', 'user_id', 'content', 'created_at']);
+  let commentId = 0;
+  for (let i = 0; i < P; i++) {
+    const k = commentCount[i]!;
+    let t = postTime[i]!;
+    for (let c = 0; c < k; c++) {
+      t = Math.min(end, t + rng.exp(DAY / 4));
+      commentsIns.push(++commentId);
+      commentsIns.push(i + 1);
+      commentsIns.push(actSample() + 1);
+      commentsIns.push(rng.pick(COMMENTS));
+      commentsIns.push(Math.floor(t));
+    }
+  }
+  commentsIns.finish();
+  db.exec('COMMIT');
+  phase('comments');
+
+  // ---- follows, in primary-key order
+  db.exec('BEGIN');
+  const followsIns = inserter(db, 'follows', ['follower_id', 'followee_id', 'created_at'], 400);
+  for (let j = 0; j < fp; j += 2) {
+    const a = followPairs[j]!;
+    const b = followPairs[j + 1]!;
+    const since = Math.max(userCreated[a]!, userCreated[b]!);
+    followsIns.push(a + 1);
+    followsIns.push(b + 1);
+    followsIns.push(Math.floor(since + rng.next() * (end - since)));
+  }
+  followsIns.finish();
+  db.exec('COMMIT');
+  phase('follows');
+
+  // ---- secondary indexes, built once over sorted data
+  for (const { sql } of indexes) db.exec(sql);
+  phase('indexes');
+
+  if (opts.analyze) {
+    // stat1 only: with sqlite_stat4 better-sqlite3 re-prepares statements on
+    // every call and some plans turn value-dependent (PERF-NOTES).
+    db.exec('ANALYZE');
+  }
+  dropStat4(db);
+  db.pragma('locking_mode = NORMAL');
+  db.pragma('journal_mode = WAL');
+  db.prepare('SELECT 1 FROM users LIMIT 1').get(); // releases the exclusive lock
+  handle.close();
+  phase('analyze+close');
+
+  // ---- what the bench needs to know
+  let celebrity = 0;
+  for (let u = 1; u < N; u++) if (followerCount[u]! > followerCount[celebrity]!) celebrity = u;
+  const someUsernames: string[] = [];
+  for (let rank = 0; someUsernames.length < Math.min(200, N - 1) && rank < N; rank++) {
+    const u = fame[rank]!;
+    if (u !== reader) someUsernames.push(usernames[u]!);
+  }
+  const prefixes = new Set<string>();
+  for (let j = 0; j < 40 && prefixes.size < 20; j++) prefixes.add(usernames[1 + rng.int(N - 1)]!.slice(0, 3));
+
+  const info: SeedInfo = {
+    options: {
+      users: N,
+      posts: P,
+      likes: opts.likes,
+      comments: opts.comments,
+      follows: opts.follows,
+      seed: opts.seed,
+      readerFollows: opts.readerFollows,
+      mediaCount: opts.mediaCount,
+      analyze: opts.analyze,
+      now: end,
+    },
+    counts: { users: N, posts: P, profilePictures: pictures, likes: likeTotal, comments: commentId, follows: followTotal },
+    seconds: Math.round(performance.now() - t0) / 1000,
+    phases,
+    reader: {
+      id: reader + 1,
+      sub: `seed-${reader + 1}`,
+      username: usernames[reader]!,
+      email: `${usernames[reader]!}@example.test`,
+      following: following[reader]!,
+      postCount: postCount[reader]!,
+    },
+    celebrity: {
+      id: celebrity + 1,
+      username: usernames[celebrity]!,
+      publicPostCount: publicCount[celebrity]!,
+      followerCount: followerCount[celebrity]!,
+    },
+    someUsernames,
+    searchPrefixes: [...prefixes],
+    media,
+    postIds: [1, P],
+  };
+  writeFileSync(join(opts.dataDir, SEED_INFO), JSON.stringify(info, null, 2));
+  return info;
+}
+
+function dropStat4(db: Database.Database) {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get();
+  if (!has) return;
+  try {
+    db.exec('DROP TABLE sqlite_stat4');
+  } catch {
+    db.exec('DELETE FROM sqlite_stat4');
+  }
+}
+
+/**
+ * Recomputes every counter and uniqueness rule from the rows (slow: for
+ * checking a seeded set, not for the bench). Returns the problems found.
+ */
+export function verifySeed(dbFile: string): string[] {
+  const handle = openDatabase(dbFile, join(findAppRoot(), 'migrations'));
+  const db = handle.sqlite;
+  const problems: string[] = [];
+  const check = (what: string, sql: string) => {
+    const row = db.prepare<[], { n: number }>(sql).get();
+    if (row && row.n !== 0) problems.push(`${what}: ${row.n}`);
+  };
+  try {
+    check(
+      'posts.like_count wrong',
+      `SELECT count(*) AS n FROM posts p WHERE like_count <> (SELECT count(*) FROM likes WHERE post_id = p.id)`,
+    );
+    check(
+      'posts.comment_count wrong',
+      `SELECT count(*) AS n FROM posts p WHERE comment_count <> (SELECT count(*) FROM comments WHERE post_id = p.id)`,
+    );
+    check(
+      'users.post_count / public_post_count wrong',
+      `SELECT count(*) AS n FROM users u WHERE
+         post_count <> (SELECT count(*) FROM posts WHERE user_id = u.id AND is_profile_picture = 0)
+         OR public_post_count <> (SELECT count(*) FROM posts WHERE user_id = u.id AND is_profile_picture = 0 AND is_anonymous = 0)`,
+    );
+    check(
+      'users.likes_received / comments_received wrong',
+      `SELECT count(*) AS n FROM users u WHERE
+         likes_received <> (SELECT coalesce(sum(like_count), 0) FROM posts WHERE user_id = u.id AND is_profile_picture = 0)
+         OR comments_received <> (SELECT coalesce(sum(comment_count), 0) FROM posts WHERE user_id = u.id AND is_profile_picture = 0)`,
+    );
+    check(
+      'users.follower_count / following_count wrong',
+      `SELECT count(*) AS n FROM users u WHERE
+         follower_count <> (SELECT count(*) FROM follows WHERE followee_id = u.id)
+         OR following_count <> (SELECT count(*) FROM follows WHERE follower_id = u.id)`,
+    );
+    check('self-follows', 'SELECT count(*) AS n FROM follows WHERE follower_id = followee_id');
+    check('profile pictures not in users', `SELECT count(*) AS n FROM users u WHERE profile_picture_key IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM posts WHERE user_id = u.id AND is_profile_picture = 1 AND media_key = u.profile_picture_key)`);
+    const fk = db.pragma('foreign_key_check') as unknown[];
+    if (fk.length > 0) problems.push(`foreign key violations: ${fk.length}`);
+    const integrity = db.pragma('quick_check', { simple: true });
+    if (integrity !== 'ok') problems.push(`quick_check: ${String(integrity)}`);
+    const stat4 = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get();
+    if (stat4 && db.prepare('SELECT 1 FROM sqlite_stat4 LIMIT 1').get()) problems.push('sqlite_stat4 has rows');
+    const mode = db.pragma('journal_mode', { simple: true });
+    if (mode !== 'wal') problems.push(`journal_mode is ${String(mode)}`);
+  } finally {
+    handle.close();
+  }
+  return problems;
+}
