@@ -1,0 +1,65 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+// `E2E_BASE_URL=http://localhost:3000 npm run test:e2e` runs the suite against an app that is
+// already running (with whichever provider it is configured); otherwise Playwright starts the
+// real server on a throw-away data folder.
+const external = process.env.E2E_BASE_URL?.replace(/\/+$/, '');
+const port = 3100;
+const baseURL = external ?? `http://localhost:${port}`;
+
+// This file is evaluated by the runner and again by every worker: make the folder once.
+if (!external && !process.env.E2E_DATA_DIR) {
+  process.env.E2E_DATA_DIR = mkdtempSync(join(tmpdir(), 'shower-beer-e2e-'));
+}
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  outputDir: 'test-results',
+  fullyParallel: false,
+  workers: 2,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['html', { open: 'never' }]],
+  use: {
+    baseURL,
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    actionTimeout: 10_000,
+    navigationTimeout: 20_000,
+  },
+  webServer: external
+    ? undefined
+    : {
+        command: 'node scripts/start.mjs',
+        url: `${baseURL}/healthz`,
+        timeout: 180_000,
+        reuseExistingServer: false,
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env: {
+          PORT: String(port),
+          DATA_DIR: process.env.E2E_DATA_DIR!,
+          PUBLIC_URL: baseURL,
+          LOG_LEVEL: 'warn',
+          // Every test signs people up and in from one address: keep the provider's throttle out of the way.
+          RATE_LIMIT_AUTH_PER_MINUTE: '10000',
+          RATE_LIMIT_WRITES_PER_MINUTE: '10000',
+        },
+      },
+});

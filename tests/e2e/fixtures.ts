@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, ftruncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test as base, expect, type Browser, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import { LoginPage } from './pages/login-page';
+import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
+
+export { expect };
+export type { Credentials };
+
+const runId = `${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
+let counter = 0;
+
+/** Credentials nobody has used yet (unique per run, so the suite runs again on the same server). */
+export function newUser(prefix = 'u'): Credentials {
+  counter += 1;
+  const username = `${prefix}${runId}${process.pid % 1000}${counter}`.slice(0, 30);
+  return { username, email: `${username}@example.test`, password: `Pw-${randomBytes(6).toString('hex')}!` };
+}
+
+/** A caption nobody else's test will write. */
+export const uniqueText = (what: string) => `${what} ${runId}-${randomBytes(3).toString('hex')}`;
+
+const files = mkdtempSync(join(tmpdir(), 'shower-beer-files-'));
+
+/** A small real JPEG, a different colour every time. */
+export async function makeImage(name = `photo-${randomBytes(3).toString('hex')}.jpg`, width = 480, height = 360): Promise<string> {
+  const path = join(files, name);
+  const [r, g, b] = randomBytes(3);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="rgb(${r},${g},${b})"/><stop offset="1" stop-color="#f5a524"/></linearGradient></defs>
+    <rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width / 2}" cy="${height / 2}" r="${height / 4}" fill="#fffaf0"/></svg>`;
+  await sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toFile(path);
+  return path;
+}
+
+/** A sparse file just over 100 MB (no 100 MB written to disk or sent through the browser protocol). */
+export function makeHugeFile(name = 'huge.jpg'): string {
+  const path = join(files, name);
+  const fd = openSync(path, 'w');
+  ftruncateSync(fd, 100 * 1024 * 1024 + 1);
+  closeSync(fd);
+  return path;
+}
+
+interface Fixtures {
+  provider: ProviderKind;
+}
+
+export const test = base.extend<Fixtures>({
+  provider: async ({ request }, use) => {
+    const res = await request.get('/config.json');
+    const config = (await res.json()) as { auth: { provider: string } };
+    await use(config.auth.provider === 'embedded' ? 'embedded' : 'keycloak');
+  },
+});
+
+/** Skips a test that only makes sense on the embedded provider. */
+export function embeddedOnly(provider: ProviderKind): void {
+  test.skip(provider !== 'embedded', 'needs the embedded identity provider');
+}
+
+/** Goes from `/` through the provider's sign-up page back into the app, as a person would. */
+export async function signUp(page: Page, provider: ProviderKind, user = newUser()): Promise<Credentials> {
+  const login = new LoginPage(page);
+  await login.goto();
+  await login.startLogin();
+  await new SignInPage(page, provider).signUp(user);
+  await page.waitForURL('**/app/account');
+  await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+  return user;
+}
+
+export async function signIn(page: Page, provider: ProviderKind, user: Credentials): Promise<void> {
+  const login = new LoginPage(page);
+  await login.goto();
+  await login.startLogin();
+  await new SignInPage(page, provider).signIn(user);
+  await page.waitForURL('**/app/account');
+  await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+}
+
+/** A second person in their own browser context. */
+export async function secondPerson(browser: Browser, provider: ProviderKind, baseURL: string | undefined) {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  const user = await signUp(page, provider, newUser('v'));
+  return { context, page, user };
+}
+
+/** Collects every alert/confirm message and accepts it. */
+export function collectDialogs(page: Page): string[] {
+  const messages: string[] = [];
+  page.on('dialog', (dialog) => {
+    messages.push(dialog.message());
+    void dialog.accept();
+  });
+  return messages;
+}

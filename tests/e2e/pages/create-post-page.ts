@@ -1,0 +1,47 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** `/app/create-post`. */
+export class CreatePostPage {
+  readonly fileInput: Locator;
+  readonly caption: Locator;
+  readonly counter: Locator;
+  readonly anonymous: Locator;
+  readonly anonymousHint: Locator;
+  readonly submit: Locator;
+  readonly headerShare: Locator;
+  readonly removeImage: Locator;
+  readonly preview: Locator;
+  readonly back: Locator;
+
+  constructor(private readonly page: Page) {
+    this.fileInput = page.getByLabel('Choose a photo');
+    this.caption = page.getByLabel('Caption');
+    this.counter = page.getByText(/^\d+\/2200$/);
+    this.anonymous = page.getByRole('switch', { name: 'Post Anonymously' });
+    this.anonymousHint = page.getByText('Hide your username from this post');
+    this.submit = page.getByRole('button', { name: /^(Share Shower Beer|Sharing Your Moment\.\.\.)$/ });
+    this.headerShare = page.getByRole('button', { name: 'Share', exact: true });
+    this.removeImage = page.getByRole('button', { name: 'Remove Image' });
+    this.preview = page.getByRole('img', { name: 'Preview of the selected photo' });
+    this.back = page.getByRole('button', { name: 'Back' });
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto('/app/create-post');
+    await expect(this.submit).toBeVisible();
+  }
+
+  async choose(file: string): Promise<void> {
+    await this.fileInput.setInputFiles(file);
+  }
+
+  /** Fills the form and shares; resolves once the app has gone to the own profile. */
+  async create(file: string, caption: string, anonymous = false): Promise<void> {
+    await this.choose(file);
+    await expect(this.preview).toBeVisible();
+    await this.caption.fill(caption);
+    if (anonymous) await this.anonymous.check();
+    await this.submit.click();
+    await this.page.waitForURL('**/app/account');
+  }
+}

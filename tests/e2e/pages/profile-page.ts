@@ -1,0 +1,21 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** `/app/profile/:username`: another user's profile. */
+export class ProfilePage {
+  readonly name: Locator;
+  readonly follow: Locator;
+  readonly unfollow: Locator;
+  readonly tiles: Locator;
+
+  constructor(private readonly page: Page) {
+    this.name = page.getByRole('heading', { level: 1 });
+    this.follow = page.getByRole('button', { name: 'Follow', exact: true });
+    this.unfollow = page.getByRole('button', { name: 'Unfollow', exact: true });
+    this.tiles = page.getByRole('button', { name: /^Open post:/ });
+  }
+
+  async goto(username: string): Promise<void> {
+    await this.page.goto(`/app/profile/${encodeURIComponent(username)}`);
+    await expect(this.name).toHaveText(username);
+  }
+}

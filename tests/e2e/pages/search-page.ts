@@ -1,0 +1,28 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** `/app/search-profile`. */
+export class SearchPage {
+  readonly input: Locator;
+  readonly submit: Locator;
+  readonly results: Locator;
+
+  constructor(private readonly page: Page) {
+    this.input = page.getByRole('searchbox', { name: 'Username' });
+    this.submit = page.getByRole('button', { name: 'Search', exact: true });
+    this.results = page.getByRole('main').getByRole('listitem');
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto('/app/search-profile');
+    await expect(this.input).toBeVisible();
+  }
+
+  async search(term: string): Promise<void> {
+    await this.input.fill(term);
+    await this.submit.click();
+  }
+
+  result(username: string): Locator {
+    return this.page.getByRole('main').getByRole('link', { name: username, exact: true });
+  }
+}
