@@ -26,6 +26,11 @@ const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.is_anonymous AS is
   u.username, u.profile_picture_key AS pictureKey,
   EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
 
+// Page statements do not filter on users.deleted_at: with sqlite_stat1 present
+// that term makes SQLite build a Bloom filter over all users on every page
+// (measured 1-2 ms instead of ~0.15 ms). No route soft-deletes a user; whatever
+// does must also remove or hide their posts. Profiles of deleted users are 404.
+
 // Keyset "before (ts, id)" in the shape that keeps SQLite on the index range
 // (a row-value comparison can pick a far slower plan; see PERF-NOTES).
 const BEFORE = (alias: string) =>
@@ -40,7 +45,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
-    WHERE p.is_profile_picture = 0 AND ${BEFORE('p')} AND u.deleted_at IS NULL
+    WHERE p.is_profile_picture = 0 AND ${BEFORE('p')}
     ORDER BY p.created_at DESC, p.id DESC
     LIMIT @limit`);
 
@@ -49,7 +54,6 @@ export function createPostsRepository(sqlite: Database.Database) {
     WITH cand AS MATERIALIZED (
       SELECT p.id, p.created_at
       FROM follows f
-      JOIN users fu ON fu.id = f.followee_id AND fu.deleted_at IS NULL
       JOIN posts p INDEXED BY posts_user_feed_idx
         ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
       WHERE f.follower_id = @viewer AND ${BEFORE('p')}
