@@ -78,8 +78,8 @@ const SHAPES: [number, number][] = [
   [1440, 810],
 ];
 
-/** Deterministic UUID-shaped media keys, like the ones the server makes. */
-export const seedMediaKey = (i: number) => `5eed0000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+/** Deterministic media keys shaped like the server's (22 base64url characters, 16 random bytes). */
+export const seedMediaKey = (i: number) => `SeedMedia-${String(i).padStart(12, '0')}`;
 
 /**
  * Writes a few processed images (display ≤ 1440 px and thumb ≤ 400 px WebP)

@@ -31,6 +31,8 @@ export interface SeedOptions {
 
 /** What the seed made, written to DATA_DIR/seed.json for the bench. */
 export interface SeedInfo {
+  /** Bumped when the seed's output changes, so the bench re-seeds stale sets. */
+  format: number;
   options: Omit<SeedOptions, 'dataDir' | 'log' | 'force'>;
   counts: { users: number; posts: number; profilePictures: number; likes: number; comments: number; follows: number };
   seconds: number;
@@ -49,6 +51,7 @@ export interface SeedInfo {
 }
 
 const DAY = 86_400_000;
+export const SEED_FORMAT = 2;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {
@@ -426,6 +429,7 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   for (let j = 0; j < 40 && prefixes.size < 20; j++) prefixes.add(usernames[1 + rng.int(N - 1)]!.slice(0, 3));
 
   const info: SeedInfo = {
+    format: SEED_FORMAT,
     options: {
       users: N,
       posts: P,

@@ -1,0 +1,732 @@
+// `npm run bench -- [--scale small|reference] [--duration S] [--connections N] [--runs N]`
+// Seeds (or reuses) a DATA_DIR, starts the real server on it and measures the
+// feeds, profiles, search, writes and uploads against two baselines measured
+// in the same run (a constant-page Fastify route, the feed's SQL on
+// better-sqlite3). Prints a table with the targets and writes docs/performance.md.
+import { execSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon, { type AutocannonRequest, type Result } from 'autocannon';
+import Database from 'better-sqlite3';
+import { issueAccessToken } from '../server/src/auth/issue.js';
+import { loadOrCreateSigningKey } from '../server/src/auth/keys.js';
+import { loadConfig } from '../server/src/config.js';
+import { measureFloor, type FloorResult } from './bench/floor.js';
+import { photoFile } from './bench/images.js';
+import { cpuMicros, freePort, memory, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
+import { createRng } from './bench/random.js';
+import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
+import { SEED_FORMAT, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
+import { firstScreenJs } from './bench/web-checks.js';
+
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'small' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    runs: { type: 'string' },
+    server: { type: 'string', default: 'tsx' },
+    'log-level': { type: 'string', default: 'warn' },
+    reseed: { type: 'boolean', default: false },
+    'build-web': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(`Usage: npm run bench -- [options]
+  --scale small|reference  small: 10 000 posts, a few minutes; reference: 1M posts plus the 10k set for the growth ratio
+  --duration S             seconds per case and run (default 5 small, 10 reference)
+  --connections N          concurrent connections (default 10)
+  --runs N                 runs per case; medians are reported (default 1 small, 3 reference)
+  --server tsx|built       run server/src through tsx (default) or server/dist (build it first)
+  --log-level LEVEL        server log level (default warn)
+  --reseed                 rebuild the seeded data sets
+  --build-web              run "npm run build -w web" before measuring web/dist
+  --no-write               print only; leave docs/performance.md alone`);
+  process.exit(0);
+}
+
+if (values.scale !== 'small' && values.scale !== 'reference') throw new Error('--scale must be small or reference');
+const scale: 'small' | 'reference' = values.scale;
+const duration = Number(values.duration ?? (scale === 'reference' ? 10 : 5));
+const connections = Number(values.connections);
+const runs = Number(values.runs ?? (scale === 'reference' ? 3 : 1));
+const serverMode = values.server === 'built' ? 'built' : 'tsx';
+const benchDir = join(repoRoot, 'bench-data');
+const log = (line: string) => console.log(line);
+
+// ---------------------------------------------------------------- data sets
+
+const SETS = {
+  small: { name: 'small', ...proportionalSizes(10_000) },
+  reference: { name: 'reference', users: 100_000, posts: 1_000_000, likes: 5_000_000, comments: 1_000_000, follows: 1_000_000 },
+} as const;
+type SetName = keyof typeof SETS;
+
+async function ensureSet(name: SetName): Promise<{ dir: string; info: SeedInfo; seededNow: boolean }> {
+  const want = SETS[name];
+  const dir = join(benchDir, name);
+  const have = readSeedInfo(dir);
+  const same =
+    have &&
+    have.format === SEED_FORMAT &&
+    have.options.users === want.users &&
+    have.options.posts === want.posts &&
+    have.options.likes === want.likes &&
+    have.options.comments === want.comments &&
+    have.options.follows === want.follows;
+  if (same && !values.reseed) return { dir, info: have, seededNow: false };
+  log(`Seeding ${name}: ${want.users} users, ${want.posts} posts, ${want.likes} likes, ${want.comments} comments, ${want.follows} follows…`);
+  const info = await seedDataDir({
+    dataDir: dir,
+    users: want.users,
+    posts: want.posts,
+    likes: want.likes,
+    comments: want.comments,
+    follows: want.follows,
+    seed: 1,
+    readerFollows: 200,
+    mediaCount: 6,
+    analyze: true,
+    force: true,
+    log,
+  });
+  log(`  seeded in ${info.seconds.toFixed(1)} s`);
+  return { dir, info, seededNow: true };
+}
+
+// ---------------------------------------------------------------- server
+
+interface Target_ {
+  running: Running;
+  token: string;
+  info: SeedInfo;
+  dir: string;
+}
+
+async function startServer(dir: string, info: SeedInfo): Promise<Target_> {
+  const port = await freePort();
+  const env = {
+    DATA_DIR: dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: values['log-level']!,
+    RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
+    STORAGE_DRIVER: 'local',
+    AUTH_PROVIDER: 'embedded',
+  };
+  // The same config the server computes, so the token's issuer and audience match.
+  const config = loadConfig(env);
+  const key = await loadOrCreateSigningKey(dir);
+  const token = await issueAccessToken(
+    key,
+    config.auth,
+    { sub: info.reader.sub, username: info.reader.username, email: info.reader.email },
+    4 * 3600,
+  );
+  const entry = serverMode === 'built' ? 'server/dist/server.js' : 'server/src/server.ts';
+  const running = await startNode(entry, env, port, '/healthz');
+  return { running, token, info, dir };
+}
+
+// ---------------------------------------------------------------- load
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUs: number;
+  bad: number;
+  total: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function summarize(r: Result): Omit<Measure, 'cpuUs'> {
+  return {
+    rps: r.requests.total / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad: r.non2xx + r.errors + r.timeouts,
+    total: r.requests.total,
+  };
+}
+
+async function load(url: string, requests: AutocannonRequest[], pid: number, conns = connections): Promise<Measure> {
+  const before = cpuMicros(pid);
+  const result = await autocannon({ url, connections: conns, duration, requests, timeout: 30 });
+  const cpu = cpuMicros(pid) - before;
+  const s = summarize(result);
+  return { ...s, cpuUs: s.total > 0 ? cpu / s.total : NaN };
+}
+
+async function repeated(label: string, fn: () => Promise<Measure>): Promise<Measure> {
+  const all: Measure[] = [];
+  for (let i = 0; i < runs; i++) all.push(await fn());
+  const m: Measure = {
+    rps: median(all.map((x) => x.rps)),
+    p50: median(all.map((x) => x.p50)),
+    p99: median(all.map((x) => x.p99)),
+    cpuUs: median(all.map((x) => x.cpuUs)),
+    bad: all.reduce((s, x) => s + x.bad, 0),
+    total: all.reduce((s, x) => s + x.total, 0),
+  };
+  log(`  ${label.padEnd(44)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuUs.toFixed(0)} µs/req${m.bad ? `  non-2xx ${m.bad}` : ''}`);
+  return m;
+}
+
+const cycle = <T>(items: T[]) => {
+  let i = 0;
+  return () => items[i++ % items.length]!;
+};
+
+function get(path: string, token: string): AutocannonRequest {
+  return { method: 'GET', path, headers: { authorization: `Bearer ${token}` } };
+}
+
+/** Asks once, to skip cases whose route has not landed yet (the app's "No route for …" 404). */
+async function probe(t: Target_, path: string, method = 'GET'): Promise<{ status: number; body: unknown; missing: boolean }> {
+  const res = await fetch(t.running.url + path, { method, headers: { authorization: `Bearer ${t.token}` } });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  const message = (body as { message?: unknown } | null)?.message;
+  const missing = res.status === 404 && typeof message === 'string' && message.startsWith('No route for');
+  return { status: res.status, body, missing };
+}
+
+// ---------------------------------------------------------------- write pools
+
+function writePools(dbFile: string, readerId: number) {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const unliked = db
+      .prepare<[number], { id: number }>(
+        `SELECT id FROM posts p WHERE is_profile_picture = 0
+         AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = ?) ORDER BY id DESC LIMIT 5000`,
+      )
+      .all(readerId)
+      .map((r) => r.id);
+    const unfollowed = db
+      .prepare<[number, number], { username: string }>(
+        `SELECT username FROM users u WHERE id <> ? AND deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = u.id) ORDER BY id LIMIT 2000`,
+      )
+      .all(readerId, readerId)
+      .map((r) => r.username);
+    return { unliked, unfollowed };
+  } finally {
+    db.close();
+  }
+}
+
+function likeUnlike(token: string, nextPost: () => number): AutocannonRequest[] {
+  const auth = `Bearer ${token}`;
+  return [
+    {
+      method: 'POST',
+      path: '/api/like',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      setupRequest: (req, ctx) => {
+        const id = nextPost();
+        ctx.postId = id;
+        return { ...req, body: JSON.stringify({ postId: id }) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/like',
+      headers: { authorization: auth },
+      setupRequest: (req, ctx) => ({ ...req, path: `/api/like?postId=${String(ctx.postId)}` }),
+    },
+  ];
+}
+
+function comment(token: string, nextPost: () => number): AutocannonRequest[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/comment',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ postId: nextPost(), comment: 'Cheers from the bench 🍺' }) }),
+    },
+  ];
+}
+
+function followUnfollow(token: string, nextUser: () => string): AutocannonRequest[] {
+  const auth = `Bearer ${token}`;
+  return [
+    {
+      method: 'POST',
+      path: '/api/account/x/follow',
+      headers: { authorization: auth },
+      setupRequest: (req, ctx) => {
+        const name = nextUser();
+        ctx.username = name;
+        return { ...req, path: `/api/account/${encodeURIComponent(name)}/follow` };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/account/x/follow',
+      headers: { authorization: auth },
+      setupRequest: (req, ctx) => ({ ...req, path: `/api/account/${encodeURIComponent(String(ctx.username))}/follow` }),
+    },
+  ];
+}
+
+// ---------------------------------------------------------------- uploads
+
+interface UploadTiming {
+  presignMs: number;
+  putMs: number;
+  createMs: number;
+  postId?: number;
+  thumbnailUrl?: string;
+  status: number;
+  error?: string;
+}
+
+async function createPost(t: Target_, bytes: Buffer, onCreateStart?: () => void): Promise<UploadTiming> {
+  const base = t.running.url;
+  const auth = { authorization: `Bearer ${t.token}` };
+  const t0 = performance.now();
+  const presign = await fetch(`${base}/api/presign-upload`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ fileName: 'shower-beer.jpg', fileType: 'image/jpeg' }),
+  });
+  if (!presign.ok) return { presignMs: performance.now() - t0, putMs: 0, createMs: 0, status: presign.status, error: await presign.text() };
+  const { uploadUrl, s3Key } = (await presign.json()) as { uploadUrl: string; s3Key: string };
+  const t1 = performance.now();
+  const put = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: bytes });
+  await put.arrayBuffer();
+  if (!put.ok) return { presignMs: t1 - t0, putMs: performance.now() - t1, createMs: 0, status: put.status, error: 'upload failed' };
+  const t2 = performance.now();
+  onCreateStart?.();
+  const created = await fetch(`${base}/api/create-post`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ s3Key, caption: 'Bench beer', isAnonymous: false }),
+  });
+  const body = (await created.json().catch(() => ({}))) as { postid?: number; thumbnailUrl?: string; message?: string };
+  const t3 = performance.now();
+  return {
+    presignMs: t1 - t0,
+    putMs: t2 - t1,
+    createMs: t3 - t2,
+    postId: body.postid,
+    thumbnailUrl: body.thumbnailUrl,
+    status: created.status,
+    error: created.ok ? undefined : body.message,
+  };
+}
+
+async function deletePost(t: Target_, postId: number) {
+  await fetch(`${t.running.url}/api/post?postId=${postId}`, { method: 'DELETE', headers: { authorization: `Bearer ${t.token}` } });
+}
+
+// ---------------------------------------------------------------- the run
+
+interface FeedFigures {
+  discover?: Measure;
+  following?: Measure;
+  floor: FloorResult;
+}
+
+async function feedCases(t: Target_, rows: Row[], label: string): Promise<FeedFigures & { page?: unknown }> {
+  const url = t.running.url;
+  const pid = t.running.pid;
+  const out: FeedFigures & { page?: unknown } = { floor: undefined as unknown as FloorResult };
+  const d = await probe(t, '/api/discover-posts');
+  if (!d.missing) {
+    out.page = d.body;
+    out.discover = await repeated(`Discover page ${label}`, () => load(url, [get('/api/discover-posts', t.token)], pid));
+    rows.push({ name: `Discover page ${label}`, ...out.discover });
+  } else rows.push({ name: `Discover page ${label}`, note: 'route not there yet' });
+  const f = await probe(t, '/api/followFeed');
+  if (!f.missing) {
+    out.following = await repeated(`Following feed page ${label}`, () => load(url, [get('/api/followFeed', t.token)], pid));
+    rows.push({ name: `Following feed page ${label} (follows ${t.info.reader.following})`, ...out.following });
+  } else rows.push({ name: `Following feed page ${label}`, note: 'route not there yet' });
+  return out;
+}
+
+async function main() {
+  const started = new Date();
+  const rows: Row[] = [];
+  const targets: Target[] = [];
+  const notes: string[] = [];
+
+  log(`Bench: scale ${scale}, ${duration} s per case, ${connections} connections, ${runs} run(s), server via ${serverMode}.`);
+  log(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}.`);
+  const mainSet = await ensureSet(scale);
+  const smallSet = scale === 'reference' ? await ensureSet('small') : null;
+  if (mainSet.seededNow) notes.push(`Seeded the ${scale} set in ${mainSet.info.seconds.toFixed(1)} s.`);
+  else notes.push(`The ${scale} set was seeded earlier in ${mainSet.info.seconds.toFixed(1)} s (reused).`);
+
+  const rng = createRng(7);
+  const photos = join(benchDir, 'photos');
+  const photo5 = readFileSync(await photoFile(photos, 4000, 3000, 5e6, rng));
+  const photo20 = readFileSync(await photoFile(photos, 6000, 4000, 20e6, rng));
+
+  // ---- database floor (no server running)
+  const dbFile = join(mainSet.dir, 'shower-beer.db');
+  log('Database floor (the feed SQL on better-sqlite3):');
+  const floor = await measureFloor(dbFile, mainSet.info.reader.id, mainSet.info.searchPrefixes[0] ?? 'hop');
+  const smallFloor = smallSet ? await measureFloor(join(smallSet.dir, 'shower-beer.db'), smallSet.info.reader.id, 'hop') : null;
+  log(`  discover ${floor.discoverPage.toFixed(0)} µs, +comments ${floor.discoverWithComments.toFixed(0)} µs; following ${floor.followingPage.toFixed(0)} µs, +comments ${floor.followingWithComments.toFixed(0)} µs; search ${floor.searchPrefix.toFixed(1)} µs${floor.repoDiscover ? `; server repository discover ${floor.repoDiscover.toFixed(0)} µs, following ${floor.repoFollowing?.toFixed(0)} µs` : ''}`);
+  const pools = writePools(dbFile, mainSet.info.reader.id);
+
+  // ---- the real server on the main set
+  log(`Server on ${mainSet.dir}:`);
+  const t = await startServer(mainSet.dir, mainSet.info);
+  let feeds: Awaited<ReturnType<typeof feedCases>> = { floor };
+  let search: Measure | undefined;
+  let searchName: Measure | undefined;
+  let writes: Measure | undefined;
+  let readersDuringWrites: Measure | undefined;
+  let upload5: UploadTiming[] = [];
+  let upload20: { timing: UploadTiming; rssBefore: number; peak: number; peakSampled: number } | undefined;
+  let cacheControl: string | null = null;
+  let thumbBytes: number[] = [];
+  try {
+    const url = t.running.url;
+    const pid = t.running.pid;
+    // Warm up: JIT, page cache, prepared statements.
+    await autocannon({ url, connections, duration: 2, requests: [get('/api/discover-posts', t.token)] });
+
+    feeds = await feedCases(t, rows, scale === 'reference' ? '(1M posts)' : '(10k posts)');
+
+    const own = await probe(t, '/api/user-posts');
+    if (!own.missing) {
+      const m = await repeated('Own profile (user-posts)', () => load(url, [get('/api/user-posts', t.token)], pid));
+      rows.push({ name: `Own profile (GET /api/user-posts, ${t.info.reader.postCount} posts)`, ...m });
+    } else rows.push({ name: 'Own profile (GET /api/user-posts)', note: 'route not there yet' });
+
+    const celeb = t.info.celebrity.username;
+    const other = await probe(t, `/api/view-user-posts?username=${celeb}`);
+    if (!other.missing) {
+      const m = await repeated('Other profile (view-user-posts)', () =>
+        load(url, [get(`/api/view-user-posts?username=${encodeURIComponent(celeb)}`, t.token)], pid),
+      );
+      rows.push({ name: `Another user's profile (view-user-posts, ${t.info.celebrity.publicPostCount} public posts)`, ...m });
+    } else rows.push({ name: "Another user's profile (view-user-posts)", note: 'route not there yet' });
+
+    const prefixes = t.info.searchPrefixes.length ? t.info.searchPrefixes : ['hop'];
+    const s = await probe(t, `/api/search-profiles?username=${prefixes[0]}`);
+    if (!s.missing) {
+      const nextPrefix = cycle(prefixes);
+      search = await repeated('Search by username prefix', () =>
+        load(url, [{ ...get('/api/search-profiles', t.token), setupRequest: (req) => ({ ...req, path: `/api/search-profiles?username=${nextPrefix()}` }) }], pid),
+      );
+      rows.push({ name: `Search profiles, 3-letter prefixes (${t.info.counts.users.toLocaleString('en-US')} users)`, ...search });
+      // A specific name (what people type most): few prefix matches, so the substring part runs too.
+      const names = t.info.someUsernames.slice(0, 20).map((n) => n.slice(0, -1));
+      const nextName = cycle(names.length ? names : prefixes);
+      searchName = await repeated('Search by a specific name', () =>
+        load(url, [{ ...get('/api/search-profiles', t.token), setupRequest: (req) => ({ ...req, path: `/api/search-profiles?username=${encodeURIComponent(nextName())}` }) }], pid),
+      );
+      rows.push({ name: 'Search profiles, a specific name (few prefix matches)', ...searchName });
+    } else rows.push({ name: 'Search profiles by prefix', note: 'route not there yet' });
+
+    const nextPost = cycle(pools.unliked);
+    const likeProbe = await probe(t, `/api/like?postId=${pools.unliked[0]}`);
+    if (!likeProbe.missing) {
+      const m = await repeated('Like + unlike', () => load(url, likeUnlike(t.token, nextPost), pid));
+      rows.push({ name: 'Like / unlike (POST + DELETE /api/like)', ...m });
+    } else rows.push({ name: 'Like / unlike', note: 'route not there yet' });
+
+    const commentProbe = await probe(t, `/api/comment?postId=${pools.unliked[0]}`);
+    if (!commentProbe.missing) {
+      const m = await repeated('Comment', () => load(url, comment(t.token, cycle(pools.unliked)), pid));
+      rows.push({ name: 'Comment (POST /api/comment)', ...m });
+    } else rows.push({ name: 'Comment', note: 'route not there yet' });
+
+    const followersProbe = await probe(t, `/api/account/${encodeURIComponent(celeb)}/followers`);
+    const canFollow = !followersProbe.missing;
+    if (canFollow) {
+      const m = await repeated('Follow + unfollow', () => load(url, followUnfollow(t.token, cycle(pools.unfollowed)), pid));
+      rows.push({ name: 'Follow / unfollow (POST + DELETE)', ...m });
+    } else rows.push({ name: 'Follow / unfollow', note: 'route not there yet' });
+
+    // Writes with concurrent readers: writers cycle like, unlike, comment, follow, unfollow.
+    if (!likeProbe.missing && !commentProbe.missing && feeds.discover) {
+      const mixed = [
+        ...likeUnlike(t.token, nextPost),
+        ...comment(t.token, cycle(pools.unliked)),
+        ...(canFollow ? followUnfollow(t.token, cycle(pools.unfollowed)) : []),
+      ];
+      const w: Measure[] = [];
+      const r: Measure[] = [];
+      for (let i = 0; i < runs; i++) {
+        const before = cpuMicros(pid);
+        const [wr, rd] = await Promise.all([
+          autocannon({ url, connections, duration, requests: mixed, timeout: 30 }),
+          autocannon({ url, connections: Math.max(2, Math.round(connections / 2)), duration, requests: [get('/api/discover-posts', t.token)], timeout: 30 }),
+        ]);
+        const cpu = cpuMicros(pid) - before;
+        const ws = summarize(wr);
+        const rs = summarize(rd);
+        w.push({ ...ws, cpuUs: cpu / (ws.total + rs.total) });
+        r.push({ ...rs, cpuUs: NaN });
+      }
+      const pick = (xs: Measure[]): Measure => ({
+        rps: median(xs.map((x) => x.rps)),
+        p50: median(xs.map((x) => x.p50)),
+        p99: median(xs.map((x) => x.p99)),
+        cpuUs: median(xs.map((x) => x.cpuUs)),
+        bad: xs.reduce((a, x) => a + x.bad, 0),
+        total: xs.reduce((a, x) => a + x.total, 0),
+      });
+      writes = pick(w);
+      readersDuringWrites = pick(r);
+      log(`  writes with readers: ${writes.rps.toFixed(0)} writes/s (p99 ${writes.p99.toFixed(1)} ms), readers ${readersDuringWrites.rps.toFixed(0)} req/s (p99 ${readersDuringWrites.p99.toFixed(1)} ms)`);
+      rows.push({ name: `Writes (like, unlike, comment${canFollow ? ', follow, unfollow' : ''}) with readers`, ...writes, note: 'CPU per request of both' });
+      rows.push({ name: '… Discover readers during those writes', ...readersDuringWrites });
+    }
+
+    // Uploads: presign + PUT + create-post of a 5 MB photo, one after another.
+    const pre = await probe(t, '/api/presign-upload', 'POST');
+    if (!pre.missing) {
+      const n = scale === 'reference' ? 10 : 4;
+      for (let i = 0; i < n; i++) upload5.push(await createPost(t, photo5));
+      const ok = upload5.filter((u) => u.status === 201);
+      const totals = ok.map((u) => u.presignMs + u.putMs + u.createMs);
+      const failed = upload5.find((u) => u.status !== 201);
+      rows.push({
+        name: `Presign + upload + create-post, ${(photo5.length / 1e6).toFixed(1)} MB photo`,
+        rps: totals.length ? 1000 / (totals.reduce((a, b) => a + b, 0) / totals.length) : undefined,
+        p50: totals.length ? median(totals) : undefined,
+        p99: totals.length ? Math.max(...totals) : undefined,
+        bad: upload5.length - ok.length,
+        note: ok.length
+          ? `one at a time, ${n}×; medians: presign ${median(ok.map((u) => u.presignMs)).toFixed(1)} ms, PUT ${median(ok.map((u) => u.putMs)).toFixed(0)} ms, create-post ${median(ok.map((u) => u.createMs)).toFixed(0)} ms; p99 = max`
+          : `failed: ${failed?.status} ${failed?.error ?? ''}`.slice(0, 120),
+      });
+
+      // The 24-megapixel 20 MB photo: processing time and the server's memory growth.
+      let peakSampled = 0;
+      let rssBefore = 0;
+      let sampler: NodeJS.Timeout | undefined;
+      const timing = await createPost(t, photo20, () => {
+        resetPeak(pid);
+        rssBefore = memory(pid).rss;
+        peakSampled = rssBefore;
+        sampler = setInterval(() => {
+          peakSampled = Math.max(peakSampled, memory(pid).rss);
+        }, 5);
+      });
+      clearInterval(sampler);
+      const peak = Math.max(memory(pid).hwm, peakSampled);
+      upload20 = { timing, rssBefore, peak, peakSampled };
+      rows.push({
+        name: `Create-post of a 24 MP ${(photo20.length / 1e6).toFixed(1)} MB photo`,
+        p50: timing.status === 201 ? timing.createMs : undefined,
+        bad: timing.status === 201 ? 0 : 1,
+        note:
+          timing.status === 201
+            ? `processing ${timing.createMs.toFixed(0)} ms; RSS ${(rssBefore / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MB (+${((peak - rssBefore) / 2 ** 20).toFixed(0)} MB)`
+            : `failed: ${timing.status} ${timing.error ?? ''}`.slice(0, 120),
+      });
+
+      for (const u of [...upload5, timing]) {
+        if (u.thumbnailUrl) {
+          const res = await fetch(url + u.thumbnailUrl);
+          thumbBytes.push((await res.arrayBuffer()).byteLength);
+          cacheControl ??= res.headers.get('cache-control');
+        }
+        if (u.postId) await deletePost(t, u.postId);
+      }
+    } else rows.push({ name: 'Presign + upload + create-post', note: 'route not there yet' });
+
+    // Seeded media: cache headers of what grids load.
+    const mediaRes = await fetch(`${url}/media/${t.info.media[0]!.key}/thumb.webp`);
+    await mediaRes.arrayBuffer();
+    cacheControl ??= mediaRes.status === 200 ? mediaRes.headers.get('cache-control') : null;
+    if (mediaRes.status !== 200) notes.push(`GET /media/…/thumb.webp answered ${mediaRes.status}.`);
+  } finally {
+    await t.running.stop();
+  }
+
+  // ---- the 10k-post set, for the growth ratio (reference runs)
+  let smallFeeds: Awaited<ReturnType<typeof feedCases>> | undefined;
+  if (smallSet) {
+    log(`Server on ${smallSet.dir}:`);
+    const ts = await startServer(smallSet.dir, smallSet.info);
+    try {
+      await autocannon({ url: ts.running.url, connections, duration: 2, requests: [get('/api/discover-posts', ts.token)] });
+      smallFeeds = await feedCases(ts, rows, '(10k posts)');
+    } finally {
+      await ts.running.stop();
+    }
+  }
+
+  // ---- the HTTP ceiling: a constant 20-post page of the same shape
+  const pageFile = join(benchDir, 'constant-page.json');
+  const realPage = Array.isArray(feeds.page) && feeds.page.length > 0 ? feeds.page : syntheticPage();
+  writeFileSync(pageFile, JSON.stringify(realPage));
+  const cport = await freePort();
+  const constant = await startNode('scripts/bench/constant-server.ts', { PORT: String(cport), PAGE_FILE: pageFile }, cport, '/healthz');
+  let ceiling: Measure;
+  try {
+    await autocannon({ url: constant.url, connections, duration: 2, requests: [{ method: 'GET', path: '/page' }] });
+    ceiling = await repeated('Constant 20-post page (HTTP ceiling)', () => load(constant.url, [{ method: 'GET', path: '/page' }], constant.pid));
+  } finally {
+    await constant.stop();
+  }
+  const pageBytes = Buffer.byteLength(JSON.stringify(realPage));
+  rows.push({ name: `Baseline: constant 20-post page, bare Fastify (${(pageBytes / 1024).toFixed(1)} KB)`, ...ceiling, note: Array.isArray(feeds.page) && feeds.page.length ? 'the real Discover answer, replayed' : 'synthetic page (Discover not there yet)' });
+  rows.push({ name: 'Baseline: Discover SQL on better-sqlite3 (20 posts, counters, likedByUser)', p50: floor.discoverPage / 1000, note: `${floor.discoverPage.toFixed(0)} µs per page; +first comments ${floor.discoverWithComments.toFixed(0)} µs${floor.repoDiscover ? `; the server's repository ${floor.repoDiscover.toFixed(0)} µs` : ''}` });
+  rows.push({ name: 'Baseline: Following SQL on better-sqlite3', p50: floor.followingPage / 1000, note: `${floor.followingPage.toFixed(0)} µs per page; +first comments ${floor.followingWithComments.toFixed(0)} µs${floor.repoFollowing ? `; the server's repository ${floor.repoFollowing.toFixed(0)} µs` : ''}` });
+  if (smallFloor) rows.push({ name: 'Baseline: Discover SQL at 10k posts', p50: smallFloor.discoverPage / 1000, note: `${smallFloor.discoverPage.toFixed(0)} µs per page; following ${smallFloor.followingPage.toFixed(0)} µs` });
+
+  // ---- web app
+  if (values['build-web']) execSync('npm run build -w web', { cwd: repoRoot, stdio: 'inherit' });
+  const js = firstScreenJs(join(repoRoot, 'web', 'dist'));
+
+  // ---- targets
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  const verdict = (ok: boolean | undefined): Target['verdict'] => (ok === undefined ? 'N/A' : ok ? 'PASS' : 'FAIL');
+  const atRef = scale === 'reference' ? '' : ' (small scale: indicative only)';
+  for (const [name, m] of [
+    ['Discover', feeds.discover],
+    ['Following feed', feeds.following],
+  ] as const) {
+    targets.push({
+      name: `${name} page ≥ 30% of the constant page's throughput, signed in${atRef}`,
+      measured: m ? `${m.rps.toFixed(0)} / ${ceiling.rps.toFixed(0)} req/s = ${pct(m.rps / ceiling.rps)}` : 'route not there yet',
+      verdict: verdict(m && m.rps / ceiling.rps >= 0.3),
+    });
+  }
+  if (smallFeeds) {
+    for (const [name, big, small, fb, fs] of [
+      ['Discover', feeds.discover, smallFeeds.discover, floor.discoverWithComments, smallFloor?.discoverWithComments],
+      ['Following feed', feeds.following, smallFeeds.following, floor.followingWithComments, smallFloor?.followingWithComments],
+    ] as const) {
+      const ratio = big && small ? small.rps / big.rps : undefined;
+      targets.push({
+        name: `${name} page at 1M posts costs ≤ 1.5× its cost at 10k`,
+        measured: ratio !== undefined ? `${ratio.toFixed(2)}× (HTTP throughput ${small!.rps.toFixed(0)} → ${big!.rps.toFixed(0)} req/s; SQL ${fs?.toFixed(0)} → ${fb.toFixed(0)} µs = ${(fb / (fs ?? NaN)).toFixed(2)}×)` : 'route not there yet',
+        verdict: verdict(ratio === undefined ? undefined : ratio <= 1.5),
+      });
+    }
+  } else targets.push({ name: 'Feed page at 1M posts costs ≤ 1.5× its cost at 10k', measured: 'measured by --scale reference', verdict: 'N/A' });
+  for (const [what, m] of [
+    ['3-letter prefixes', search],
+    ['a specific name', searchName],
+  ] as const) {
+    targets.push({
+      name: `Search (${what}) at ${t.info.counts.users.toLocaleString('en-US')} users: p99 ≤ 2× the feed page's`,
+      measured: m && feeds.discover ? `${m.p99.toFixed(2)} ms vs ${feeds.discover.p99.toFixed(2)} ms = ${(m.p99 / feeds.discover.p99).toFixed(2)}×` : 'route not there yet',
+      verdict: verdict(m && feeds.discover ? m.p99 <= 2 * feeds.discover.p99 : undefined),
+    });
+  }
+  targets.push({
+    name: 'Writes (like, comment, follow) ≥ 3 000/s over HTTP with concurrent readers',
+    measured: writes ? `${writes.rps.toFixed(0)} writes/s with ${readersDuringWrites!.rps.toFixed(0)} reads/s alongside` : 'routes not there yet',
+    verdict: verdict(writes ? writes.rps >= 3000 : undefined),
+  });
+  if (upload20 && upload20.timing.status === 201) {
+    const grew = (upload20.peak - upload20.rssBefore) / 2 ** 20;
+    targets.push({ name: 'Create-post of a 24 MP 20 MB photo: processing < 1.2 s', measured: `${(upload20.timing.createMs / 1000).toFixed(2)} s`, verdict: verdict(upload20.timing.createMs < 1200) });
+    targets.push({ name: '… and server memory grows < 128 MB', measured: `+${grew.toFixed(0)} MB (VmRSS ${(upload20.rssBefore / 2 ** 20).toFixed(0)} MB before, peak ${(upload20.peak / 2 ** 20).toFixed(0)} MB)`, verdict: verdict(grew < 128) });
+  } else targets.push({ name: 'Create-post of a 24 MP 20 MB photo (< 1.2 s, < +128 MB)', measured: upload20 ? `failed: ${upload20.timing.status} ${upload20.timing.error ?? ''}` : 'route not there yet', verdict: upload20 ? 'FAIL' : 'N/A' });
+  const page = feeds.page as Record<string, unknown>[] | undefined;
+  const first = Array.isArray(page) ? page[0] : undefined;
+  const carries = first ? ['likeCount', 'likedByUser', 'commentCount', 'comments'].every((k) => k in first) : undefined;
+  targets.push({
+    name: 'One request per feed page (the page carries counts, likedByUser and first comments)',
+    measured: first ? (carries ? `the Discover answer carries them (${page!.length} posts, ${(pageBytes / 1024).toFixed(1)} KB); the web app's own request count is not measured here` : 'fields missing from the Discover answer') : 'route not there yet',
+    verdict: verdict(carries),
+  });
+  targets.push({
+    name: 'First screen JavaScript < 150 KB gzipped',
+    measured: js ? `${(js.gzipTotal / 1024).toFixed(1)} KB in ${js.files.length} file(s) (web/dist built ${js.builtAt.toISOString()})` : 'web/dist not built (npm run build -w web, or --build-web)',
+    verdict: verdict(js ? js.gzipTotal < 150 * 1024 : undefined),
+  });
+  targets.push({
+    name: 'Grid images are thumbnails < 40 KB',
+    measured: thumbBytes.length ? `created posts' thumbnails ${Math.min(...thumbBytes)}–${Math.max(...thumbBytes)} bytes` : 'no post created yet',
+    verdict: verdict(thumbBytes.length ? Math.max(...thumbBytes) < 40 * 1024 : undefined),
+  });
+  targets.push({
+    name: 'Images carry immutable cache headers',
+    measured: cacheControl ? `Cache-Control: ${cacheControl}` : 'no /media response yet',
+    verdict: verdict(cacheControl ? /immutable/.test(cacheControl) && /max-age=\d{7,}/.test(cacheControl) : undefined),
+  });
+
+  // ---- report
+  const sqliteVersion = (() => {
+    const db = new Database(':memory:');
+    const v = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    db.close();
+    return v;
+  })();
+  let commit = '?';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot }).toString().trim();
+  } catch {
+    // not a checkout
+  }
+  const c = mainSet.info.counts;
+  const header = [
+    `### ${scale === 'reference' ? 'Reference' : 'Small'} scale — ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM, Linux ${os.release()}, Node ${process.version}, SQLite ${sqliteVersion}; commit ${commit}; load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
+    `Data: ${c.users.toLocaleString('en-US')} users, ${c.posts.toLocaleString('en-US')} posts (+${c.profilePictures.toLocaleString('en-US')} profile pictures), ${c.likes.toLocaleString('en-US')} likes, ${c.comments.toLocaleString('en-US')} comments, ${c.follows.toLocaleString('en-US')} follows (seeded in ${mainSet.info.seconds.toFixed(1)} s).`,
+    `Load: autocannon, ${connections} connections, ${duration} s per case, median of ${runs} run(s); server via ${serverMode}, LOG_LEVEL=${values['log-level']}.`,
+    ...notes.map((n) => `${n}`),
+  ].join('\n');
+  const text = `${header}\n\n${rowsTable(rows)}\n\n#### Targets\n\n${targetsTable(targets)}\n\n#### Query plans (reference statements)\n\n${Object.entries(floor.plans)
+    .map(([k, v]) => `- ${k}: ${v.join(' → ')}`)
+    .join('\n')}`;
+  console.log(`\n${text}\n`);
+  if (!values['no-write']) {
+    mkdirSync(join(repoRoot, 'docs'), { recursive: true });
+    writeDoc(join(repoRoot, 'docs', 'performance.md'), scale, text);
+    log('Written to docs/performance.md.');
+  }
+}
+
+/** A 20-post page of the contract's shape, for the ceiling when Discover is not there yet. */
+function syntheticPage() {
+  return Array.from({ length: 20 }, (_, i) => ({
+    postid: 1000 - i,
+    s3Url: '/media/SeedMedia-000000000001/display.webp',
+    thumbnailUrl: '/media/SeedMedia-000000000001/thumb.webp',
+    width: 1440,
+    height: 1080,
+    caption: 'After the 10k run 🍺',
+    isAnonymous: false,
+    created_at: new Date(1_763_844_180_000 - i * 60_000).toISOString(),
+    username: `hoppy_otter${i}`,
+    profilePictureUrl: '/media/SeedMedia-000000000002/thumb.webp',
+    isOwner: false,
+    likeCount: 12,
+    likedByUser: i % 3 === 0,
+    commentCount: 2,
+    comments: [
+      { comment_id: 7 + i, username: 'bob', content: 'Cheers!', created_at: new Date(1_763_844_180_000).toISOString(), userid: 12, isOwner: false },
+      { comment_id: 8 + i, username: 'carol', content: 'Legend', created_at: new Date(1_763_844_180_000).toISOString(), userid: 13, isOwner: false },
+    ],
+    cursor: `${1_763_844_180_000 - i * 60_000}.${1000 - i}`,
+  }));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

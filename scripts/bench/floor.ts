@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { repoRoot } from './processes.js';
+
+// The database floor: a feed page's SQL run directly on better-sqlite3, no HTTP.
+// These reference statements are the plan PERF-NOTES found fast (keyset on
+// posts_feed_idx, counters from columns, likedByUser as one primary-key probe,
+// first comments in one batched statement).
+
+const COLUMNS = `p.id, p.user_id, p.caption, p.is_anonymous, p.media_key, p.width, p.height, p.like_count, p.comment_count,
+  p.created_at, u.username, u.profile_picture_key,
+  EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
+const BEFORE = `p.created_at <= @ts AND (p.created_at < @ts OR p.id < @id)`;
+
+const DISCOVER = `SELECT ${COLUMNS}
+  FROM posts p JOIN users u ON u.id = p.user_id
+  WHERE p.is_profile_picture = 0 AND ${BEFORE} AND u.deleted_at IS NULL
+  ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`;
+
+const FOLLOWING = `WITH cand AS MATERIALIZED (
+    SELECT p.id FROM follows f
+    JOIN posts p INDEXED BY posts_user_feed_idx
+      ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
+    WHERE f.follower_id = @viewer AND ${BEFORE}
+    ORDER BY p.created_at DESC, p.id DESC LIMIT @limit)
+  SELECT ${COLUMNS} FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
+  ORDER BY p.created_at DESC, p.id DESC`;
+
+const FIRST_COMMENTS = `SELECT c.id, c.post_id, c.user_id, c.content, c.created_at, u.username
+  FROM json_each(?) j
+  JOIN comments c ON c.id IN (SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value ORDER BY c2.created_at, c2.id LIMIT 3)
+  JOIN users u ON u.id = c.user_id
+  ORDER BY c.created_at, c.id`;
+
+const SEARCH = `SELECT username, profile_picture_key FROM users
+  WHERE username >= @lo COLLATE NOCASE AND username < @hi COLLATE NOCASE AND deleted_at IS NULL
+  ORDER BY username COLLATE NOCASE LIMIT 50`;
+
+export interface FloorResult {
+  /** CPU µs per call, median of batches. */
+  discoverPage: number;
+  discoverWithComments: number;
+  followingPage: number;
+  followingWithComments: number;
+  searchPrefix: number;
+  /** The server's own repository functions, when present (SQL + mapping to the JSON shape). */
+  repoDiscover?: number;
+  repoFollowing?: number;
+  plans: Record<string, string[]>;
+}
+
+/**
+ * CPU time (user + system) of this process per call, median of batches: on a
+ * machine shared with other work, wall time would measure the neighbours too.
+ */
+function time(fn: () => unknown, batches = 9, perBatch = 200): number {
+  for (let i = 0; i < perBatch; i++) fn();
+  const results: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    const t = process.cpuUsage();
+    for (let i = 0; i < perBatch; i++) fn();
+    const d = process.cpuUsage(t);
+    results.push((d.user + d.system) / perBatch);
+  }
+  results.sort((a, b) => a - b);
+  return results[Math.floor(results.length / 2)]!;
+}
+
+function plan(db: Database.Database, sql: string, params: unknown): string[] {
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params as object) as { detail: string }[]).map((r) => r.detail);
+}
+
+export async function measureFloor(dbFile: string, viewer: number, searchPrefix: string): Promise<FloorResult> {
+  const db = new Database(dbFile, { readonly: true });
+  db.pragma('cache_size = -65536');
+  try {
+    const page = { viewer, ts: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER, limit: 20 };
+    const discover = db.prepare(DISCOVER);
+    const following = db.prepare(FOLLOWING);
+    const comments = db.prepare(FIRST_COMMENTS);
+    const search = db.prepare(SEARCH);
+    const withComments = (rows: unknown[]) => {
+      const ids = (rows as { id: number; comment_count: number }[]).filter((r) => r.comment_count > 0).map((r) => r.id);
+      return ids.length ? comments.all(JSON.stringify(ids)) : [];
+    };
+    const lo = searchPrefix;
+    const hi = searchPrefix.slice(0, -1) + String.fromCharCode(searchPrefix.charCodeAt(searchPrefix.length - 1) + 1);
+    const result: FloorResult = {
+      discoverPage: time(() => discover.all(page)),
+      discoverWithComments: time(() => withComments(discover.all(page))),
+      followingPage: time(() => following.all(page)),
+      followingWithComments: time(() => withComments(following.all(page))),
+      searchPrefix: time(() => search.all({ lo, hi })),
+      plans: {
+        discover: plan(db, DISCOVER, page),
+        following: plan(db, FOLLOWING, page),
+        firstComments: plan(db, FIRST_COMMENTS, ['[1,2,3]']),
+        search: plan(db, SEARCH, { lo, hi }),
+      },
+    };
+    // The server's repository, if it has landed: what the route really runs below HTTP.
+    const repoFile = join(repoRoot, 'server', 'src', 'domain', 'posts-repository.ts');
+    if (existsSync(repoFile)) {
+      try {
+        const mod = (await import(pathToFileURL(repoFile).href)) as {
+          createPostsRepository?: (db: Database.Database) => {
+            discover?: (viewer: number, before: { createdAt: number; id: number }, limit: number) => unknown;
+            following?: (viewer: number, before: { createdAt: number; id: number }, limit: number) => unknown;
+          };
+        };
+        const repo = mod.createPostsRepository?.(db);
+        const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+        if (repo?.discover) result.repoDiscover = time(() => repo.discover!(viewer, newest, 20));
+        if (repo?.following) result.repoFollowing = time(() => repo.following!(viewer, newest, 20));
+      } catch (err) {
+        console.warn(`  (could not time the server's posts repository: ${(err as Error).message})`);
+      }
+    }
+    return result;
+  } finally {
+    db.close();
+  }
+}
