@@ -197,11 +197,10 @@ t.test('bad input on every route: a 4xx JSON error that says what is wrong, and 
 
   const buggy = cases.filter((c) => c.bug);
   const bugs = [...new Set(buggy.map((c) => c.bug!))].map((b) => `${b}: ${KNOWN_BUGS[b]}`).join('; ');
-  await t.test('known bugs, reported with their fix', { todo: bugs || false }, async (t) => {
-    const at = snapshot(app);
-    t.same(await run(buggy), [], `${buggy.length} more bad requests answered with a 4xx JSON error`);
-    t.same(snapshot(app), at, 'and nothing changed');
-  });
+  // Run (so they show as "not ok # TODO" with the answers got) without failing the suite until fixed.
+  const at = snapshot(app);
+  t.same(await run(buggy), [], `${buggy.length} more bad requests answered with a 4xx JSON error`, { todo: bugs || false });
+  t.same(snapshot(app), at, 'and nothing changed', { todo: bugs || false });
 });
 
 t.test('control characters, emoji and markup are kept as plain text, never interpreted', async (t) => {
