@@ -61,7 +61,8 @@ export async function processImage(input: Readable, opts: PipelineOptions): Prom
 
   let meta: Metadata;
   try {
-    meta = await sharp(bytes, options).metadata();
+    // Header only, no pixels decoded: the size check below gives the clear answer.
+    meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
   } catch {
     throw notAnImage();
   }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { AuthUser } from '../domain/users-repository.js';
@@ -54,15 +54,29 @@ export interface MediaServiceDeps {
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
-/** Yields the body's chunks, failing with 413 as soon as it passes `max` bytes. */
-async function* capped(source: AsyncIterable<Buffer>, max: number, counter: { bytes: number }) {
-  for await (const chunk of source) {
-    counter.bytes += chunk.length;
-    if (counter.bytes > max) {
-      throw new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(max)} allowed.`, { connection: 'close' });
-    }
-    yield chunk;
-  }
+const tooLarge = (max: number) =>
+  // Connection: close, so the client stops sending instead of us reading the rest.
+  new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(max)} allowed.`, { connection: 'close' });
+
+/**
+ * Passes the request body through, failing with 413 as soon as it passes `max`
+ * bytes. The request itself is only unpiped, never destroyed, so the client
+ * still receives the 413 answer.
+ */
+function capBody(body: Readable, max: number, counter: { bytes: number }): Transform {
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      counter.bytes += chunk.length;
+      if (counter.bytes > max) callback(tooLarge(max));
+      else callback(null, chunk);
+    },
+  });
+  body.on('error', (err) => capped.destroy(err));
+  body.on('close', () => {
+    if ('complete' in body && !body.complete) capped.destroy(new Error('the upload was interrupted'));
+  });
+  body.pipe(capped);
+  return capped;
 }
 
 export function createMediaService(deps: MediaServiceDeps) {
@@ -102,7 +116,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       sig: string;
       contentType: string | undefined;
       contentLength: string | undefined;
-      body: AsyncIterable<Buffer>;
+      body: Readable;
     }) {
       if (!isLocalStorage(storage)) throw notFound('Uploads go straight to the storage server.');
       const check = storage.verifyPut(input.key, input.ct, input.exp, input.sig, now());
@@ -112,11 +126,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (sent !== input.ct) {
         throw unsupportedMediaType(`The Content-Type must be ${input.ct}, the type this upload link was made for.`);
       }
-      if (input.contentLength !== undefined && Number(input.contentLength) > maxBytes) {
-        throw new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(maxBytes)} allowed.`, {
-          connection: 'close',
-        });
-      }
+      if (input.contentLength !== undefined && Number(input.contentLength) > maxBytes) throw tooLarge(maxBytes);
       const row = repo.findUpload(input.key);
       if (!row) throw notFound('This upload no longer exists: start the upload again.');
       if (row.status !== 'pending' || receiving.has(input.key)) {
@@ -126,7 +136,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       try {
         const counter = { bytes: 0 };
         // Streamed to a temp file and renamed into place; a failure leaves nothing behind.
-        await storage.write(input.key, Readable.from(capped(input.body, maxBytes, counter)), input.ct);
+        await storage.write(input.key, capBody(input.body, maxBytes, counter), input.ct);
         if (!repo.markUploaded(input.key, counter.bytes)) {
           await removeQuietly(input.key);
           throw conflict('This upload was cancelled: start the upload again.');
