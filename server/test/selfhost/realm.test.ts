@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { buildTestApp } from '../helpers.js';
+import { findAppRoot } from '../../src/config.js';
+
+// What Keycloak imports at start-up (start-dev --import-realm). A wrong value
+// here shows up as a sign-in that fails with "Invalid redirect uri" or a token
+// the API refuses, so each setting the app relies on is checked.
+const root = findAppRoot();
+const realm = JSON.parse(readFileSync(join(root, 'keycloak', 'shower-beer-realm.json'), 'utf8'));
+const client = realm.clients.find((c: { clientId: string }) => c.clientId === 'shower-beer');
+
+t.test('the realm: self-registration, e-mail sign-in, 15-minute implicit tokens', async (t) => {
+  t.equal(realm.realm, 'shower-beer', 'the realm name the compose issuer URLs use');
+  t.equal(realm.enabled, true);
+  t.equal(realm.registrationAllowed, true, 'people can sign up on the Keycloak page');
+  t.equal(realm.loginWithEmailAllowed, true);
+  t.equal(realm.accessTokenLifespanForImplicitFlow, 900);
+  t.equal(realm.sslRequired, 'external', 'plain http only on localhost and private networks');
+  t.equal(realm.bruteForceProtected, true);
+});
+
+t.test('the client: public, implicit flow only, redirect and logout back to the app', async (t) => {
+  t.ok(client, 'client shower-beer exists');
+  t.equal(client.publicClient, true, 'a browser app keeps no secret');
+  t.equal(client.implicitFlowEnabled, true, 'response_type=token, as the spec asks');
+  t.equal(client.standardFlowEnabled, false);
+  t.equal(client.directAccessGrantsEnabled, false, 'no password grant');
+  t.same(client.redirectUris, ['${APP_PUBLIC_URL}/app/account']);
+  t.same(client.webOrigins, ['${APP_PUBLIC_URL}']);
+  t.equal(client.attributes['post.logout.redirect.uris'], '${APP_PUBLIC_URL}/');
+});
+
+t.test('the URLs match what the app sends to Keycloak', async (t) => {
+  // GET /config.json tells the browser which redirect URIs to ask for; Keycloak
+  // only accepts the ones registered here (placeholders filled from APP_PUBLIC_URL).
+  const publicUrl = 'https://beer.example.org';
+  const { app } = await buildTestApp(t, {
+    PUBLIC_URL: publicUrl,
+    AUTH_PROVIDER: 'oidc',
+    OIDC_ISSUER: 'https://auth.beer.example.org/realms/shower-beer',
+  });
+  const cfg = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+  const fill = (s: string) => s.replaceAll('${APP_PUBLIC_URL}', publicUrl);
+  t.equal(cfg.auth.clientId, client.clientId);
+  t.ok(client.redirectUris.map(fill).includes(cfg.auth.redirectUri), `redirect ${cfg.auth.redirectUri} is registered`);
+  t.equal(fill(client.attributes['post.logout.redirect.uris']), cfg.auth.postLogoutRedirectUri);
+  t.ok(client.webOrigins.map(fill).includes(new URL(cfg.appUrl).origin), 'the app origin may call userinfo');
+  t.equal(cfg.auth.authorizeUrl, 'https://auth.beer.example.org/realms/shower-beer/protocol/openid-connect/auth');
+  for (const scope of cfg.auth.scope.split(' ').filter((s: string) => s !== 'openid')) {
+    t.ok(client.defaultClientScopes.includes(scope), `scope ${scope} is granted by default`);
+  }
+});
+
+t.test('tokens carry sub, the username and e-mail, and the API audience', async (t) => {
+  for (const scope of ['basic', 'profile', 'email']) t.ok(client.defaultClientScopes.includes(scope), `default scope ${scope}`);
+  const audience = client.protocolMappers.filter((m: { protocolMapper: string }) => m.protocolMapper === 'oidc-audience-mapper');
+  t.equal(audience.length, 1, 'one audience mapper');
+  t.equal(audience[0].protocol, 'openid-connect');
+  t.equal(audience[0].config['included.custom.audience'], 'shower-beer-api');
+  t.equal(audience[0].config['access.token.claim'], 'true', 'in access tokens, which the API checks');
+});
+
+t.test('no host name is hard-coded: public URLs come from placeholders', async (t) => {
+  const text = readFileSync(join(root, 'keycloak', 'shower-beer-realm.json'), 'utf8');
+  t.notMatch(text, /https?:\/\//, 'no literal URL');
+  t.match(text, /\$\{APP_PUBLIC_URL\}/);
+  t.notMatch(text, /"(secret|password|value)"\s*:/i, 'no credentials or users in the import');
+});
