@@ -30,7 +30,7 @@ export const IDP_CSS = `
     --beer: #f5b82e;
     --beer-deep: #ffcc55;
     --beer-ink: #241800;
-    --foam: #3a2f1c;
+    --foam: #efe0b9;
     --bg: #16110a;
     --bg-glow: #2c2010;
     --card: #221a0f;
