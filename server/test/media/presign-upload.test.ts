@@ -166,3 +166,37 @@ t.test('the signed upload URL accepts exactly one PUT of the signed type, before
     }
   });
 });
+
+t.test('over the network, a client streaming too much gets the 413 answer (not a reset)', async (t) => {
+  const { app, createUser, config } = await buildTestApp(t, { UPLOAD_MAX_BYTES: '100000' });
+  const alice = await createUser('alice');
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const target = async () => {
+    const { uploadUrl } = (await presign(app, alice.token, { fileName: 'a.jpg', fileType: JPEG_TYPE })).json();
+    return address + injectUrl(uploadUrl);
+  };
+
+  // No Content-Length: 64 KB chunks until the server stops us.
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      sent += 65_536;
+      if (sent > 5_000_000) controller.close();
+      else controller.enqueue(new Uint8Array(65_536));
+    },
+  });
+  const streamed = await fetch(await target(), {
+    method: 'PUT',
+    headers: { 'content-type': JPEG_TYPE },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  t.equal(streamed.status, 413);
+  t.match(await streamed.json(), { error: 'payload_too_large' });
+  t.ok(sent < 5_000_000, `the server stopped reading early (${sent} bytes offered)`);
+
+  const ok = await fetch(await target(), { method: 'PUT', headers: { 'content-type': JPEG_TYPE }, body: new Uint8Array(90_000) });
+  t.equal(ok.status, 200);
+  t.same(await ok.json(), { ok: true });
+  t.same(readdirSync(join(config.storage.localDir, '.tmp')).filter((f) => !f.startsWith('ping-')), [], 'no temp file left');
+});
