@@ -48,6 +48,9 @@ t.test('the URLs match what the app sends to Keycloak', async (t) => {
   t.equal(fill(client.attributes['post.logout.redirect.uris']), cfg.auth.postLogoutRedirectUri);
   t.ok(client.webOrigins.map(fill).includes(new URL(cfg.appUrl).origin), 'the app origin may call userinfo');
   t.equal(cfg.auth.authorizeUrl, 'https://auth.beer.example.org/realms/shower-beer/protocol/openid-connect/auth');
+  const page = await app.inject({ method: 'GET', url: '/healthz' });
+  const csp = String(page.headers['content-security-policy'] ?? '');
+  t.match(csp, /connect-src[^;]*https:\/\/auth\.beer\.example\.org/, 'the page may call Keycloak (userinfo)');
   for (const scope of cfg.auth.scope.split(' ').filter((s: string) => s !== 'openid')) {
     t.ok(client.defaultClientScopes.includes(scope), `scope ${scope} is granted by default`);
   }

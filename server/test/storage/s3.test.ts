@@ -181,3 +181,60 @@ t.test('start-up fails when the S3 server cannot be reached', async (t) => {
   await t.resolves(storage.ping());
   await t.rejects(createS3Storage(s3Config({ S3_ENDPOINT: `http://127.0.0.1:${down}` })));
 });
+
+t.test('the whole app starts on the s3 driver and /readyz checks the bucket', async (t) => {
+  const { buildTestApp } = await import('../helpers.js');
+  const { app } = await buildTestApp(t, {
+    STORAGE_DRIVER: 's3',
+    S3_ENDPOINT: internal,
+    S3_PUBLIC_ENDPOINT: publicEndpoint,
+    S3_BUCKET: 'shower-beer-app',
+    S3_ACCESS_KEY: 'S3RVER',
+    S3_SECRET_KEY: 'S3RVER',
+  });
+  t.equal(app.storage.driver, 's3');
+  const ready = await app.inject({ method: 'GET', url: '/readyz' });
+  t.equal(ready.statusCode, 200, ready.body);
+  t.same(ready.json().checks, { database: 'ok', storage: 'ok' });
+  t.equal(await raw.bucketExists('shower-beer-app'), true, 'bucket made at start-up');
+});
+
+t.test('a photo goes the whole way on S3: presign, browser PUT, create-post, served under /media', async (t) => {
+  const { buildTestApp, bearer } = await import('../helpers.js');
+  const sharp = (await import('sharp')).default;
+  const { app, createUser } = await buildTestApp(t, {
+    STORAGE_DRIVER: 's3',
+    S3_ENDPOINT: internal,
+    S3_PUBLIC_ENDPOINT: publicEndpoint,
+    S3_BUCKET: 'shower-beer-flow',
+    S3_ACCESS_KEY: 'S3RVER',
+    S3_SECRET_KEY: 'S3RVER',
+  });
+  const alice = await createUser('alice');
+  const presign = await app.inject({
+    method: 'POST',
+    url: '/api/presign-upload',
+    headers: bearer(alice.token),
+    payload: { fileName: 'beer.jpg', fileType: 'image/jpeg' },
+  });
+  t.equal(presign.statusCode, 200, presign.body);
+  const { uploadUrl, s3Key } = presign.json() as { uploadUrl: string; s3Key: string };
+  t.equal(new URL(uploadUrl).origin, publicEndpoint, 'the browser uploads straight to S3');
+
+  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#d9a400' } }).jpeg().toBuffer();
+  const put = await fetch(uploadUrl, { method: 'PUT', body: jpeg, headers: { 'content-type': 'image/jpeg' } });
+  t.equal(put.status, 200);
+
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/create-post',
+    headers: bearer(alice.token),
+    payload: { s3Key, caption: 'Cold one', isAnonymous: false },
+  });
+  t.equal(created.statusCode, 201, created.body);
+  const post = created.json() as { s3Url: string };
+  const image = await app.inject({ method: 'GET', url: post.s3Url });
+  t.equal(image.statusCode, 200, `served from the bucket: ${post.s3Url}`);
+  t.match(String(image.headers['content-type']), /^image\//);
+  t.ok(image.rawPayload.length > 0);
+});
