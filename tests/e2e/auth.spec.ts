@@ -66,6 +66,7 @@ test.describe('session', () => {
   test('logout ends the session at the provider and returns to /', async ({ page, provider }) => {
     await signUp(page, provider);
     await new AccountPage(page).logout.click();
+    await new SignInPage(page, provider).confirmLogoutIfAsked();
     await expect(page).toHaveURL(/\/(\?.*)?$/);
     await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
     await page.goto('/app/account');
@@ -91,6 +92,7 @@ test.describe('session', () => {
     await expect(page.getByRole('heading', { name: 'Discover' })).toBeVisible();
 
     await page.clock.fastForward('15:01');
+    await new SignInPage(page, provider).confirmLogoutIfAsked();
     await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
     await page.goto('/app/account');
     await expect(page).toHaveURL(/\/$/);
@@ -100,6 +102,7 @@ test.describe('session', () => {
     embeddedOnly(provider);
     const user = await signUp(page, provider);
     await new AccountPage(page).logout.click();
+    await new SignInPage(page, provider).confirmLogoutIfAsked();
     await page.getByRole('link', { name: 'Login' }).click();
     await new SignInPage(page, provider).signIn({ ...user, password: 'not-the-password' });
     await expect(page.getByRole('alert')).toBeVisible();

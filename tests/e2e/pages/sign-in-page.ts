@@ -28,6 +28,14 @@ export class SignInPage {
     }
   }
 
+  /**
+   * After the app sends the browser to the provider's logout: Keycloak asks to confirm
+   * (logout-confirm.ftl, #kc-logout) when no id_token_hint is given; the embedded one does not.
+   */
+  async confirmLogoutIfAsked(): Promise<void> {
+    if (this.provider === 'keycloak') await this.page.locator('#kc-logout').click();
+  }
+
   async signIn(user: Credentials): Promise<void> {
     await this.waitUntilShown();
     if (this.provider === 'embedded') {

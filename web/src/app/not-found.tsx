@@ -7,7 +7,7 @@ import page from '@/components/page.module.css';
 export function NotFound({ standalone = false }: { standalone?: boolean }) {
   return (
     <div className={page.page}>
-      <EmptyState emoji="🫧" title="Page not found" text="This page went down the drain. Let's get you back to the good stuff.">
+      <EmptyState title="Page not found" text="This page went down the drain. Let's get you back to the good stuff.">
         <Link to={standalone ? '/' : '/app/discover'} className={buttons.primary}>
           {standalone ? 'Go to the start page' : 'Back to Discover'}
         </Link>

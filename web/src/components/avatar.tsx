@@ -10,9 +10,11 @@ interface AvatarProps {
   /** Show the local beer-mug image when there is no picture (own profile). */
   fallbackMug?: boolean;
   className?: string;
+  /** Next to a text label that already says who it is: hide the image from assistive tech. */
+  decorative?: boolean;
 }
 
-export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, className }: AvatarProps) {
+export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, className, decorative = false }: AvatarProps) {
   const style = { width: size, height: size, fontSize: Math.round(size * 0.42) };
   const cls = `${styles.avatar} ${className ?? ''}`;
   if (pictureUrl) {
@@ -23,13 +25,13 @@ export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, class
         src={pictureUrl}
         width={size}
         height={size}
-        alt={name ? `${name}'s profile photo` : 'Profile photo'}
+        alt={decorative ? '' : name ? `${name}'s profile photo` : 'Profile photo'}
         decoding="async"
       />
     );
   }
   if (fallbackMug) {
-    return <img className={cls} style={style} src="/beer-mug.svg" width={size} height={size} alt="Default beer mug avatar" />;
+    return <img className={cls} style={style} src="/beer-mug.svg" width={size} height={size} alt={decorative ? '' : 'Default beer mug avatar'} />;
   }
   if (!name) {
     return (

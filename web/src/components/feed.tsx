@@ -44,7 +44,7 @@ export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProp
       {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
       {list.loading && <Loading />}
       {list.done ? (
-        <p className={page.end}>You're all caught up 🍻</p>
+        <p className={page.end}>You're all caught up. Cheers!</p>
       ) : (
         <div ref={list.sentinelRef} className={page.sentinel} />
       )}

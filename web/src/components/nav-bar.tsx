@@ -62,9 +62,9 @@ export function NavBar() {
           </NavLink>
           <NavLink to="/app/account" className={linkClass}>
             {me?.profilePictureUrl ? (
-              <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={26} className={styles.navAvatar} />
+              <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={26} className={styles.navAvatar} decorative />
             ) : (
-              <Avatar name={null} fallbackMug size={26} className={styles.navAvatar} />
+              <Avatar name={null} fallbackMug size={26} className={styles.navAvatar} decorative />
             )}
             <span className={styles.label}>Profile</span>
           </NavLink>

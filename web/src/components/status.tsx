@@ -1,3 +1,4 @@
+import { BeerIcon } from '@/components/icons';
 import styles from './status.module.css';
 
 export function Loading({ text = 'Loading...' }: { text?: string }) {
@@ -16,15 +17,16 @@ export function Loading({ text = 'Loading...' }: { text?: string }) {
 interface EmptyStateProps {
   title: string;
   text?: string;
-  emoji?: string;
+  /** A decorative icon (defaults to the beer mark). */
+  icon?: React.ReactNode;
   children?: React.ReactNode;
 }
 
-export function EmptyState({ title, text, emoji = '🍺', children }: EmptyStateProps) {
+export function EmptyState({ title, text, icon, children }: EmptyStateProps) {
   return (
     <div className={styles.empty}>
-      <span className={styles.emoji} aria-hidden="true">
-        {emoji}
+      <span className={styles.icon} aria-hidden="true">
+        {icon ?? <BeerIcon size={30} />}
       </span>
       <p className={styles.title}>{title}</p>
       {text && <p className={styles.text}>{text}</p>}

@@ -189,7 +189,7 @@ export function AccountPage() {
           POSTS
         </h2>
         {list.items.length === 0 && list.done ? (
-          <EmptyState emoji="📸" title="No posts yet" text="Share your first shower beer moment!">
+          <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="Share your first shower beer moment!">
             <Link to="/app/create-post" className={buttons.primary}>
               Create a post
             </Link>

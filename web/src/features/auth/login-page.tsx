@@ -1,5 +1,6 @@
 import { Navigate } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
+import { BeerIcon, CameraIcon, HeartIcon } from '@/components/icons';
 import { buildLoginUrl, getToken, takeSignInError } from '@/lib/session';
 import styles from './login-page.module.css';
 
@@ -26,13 +27,13 @@ export function LoginPage() {
         </a>
         <ul className={styles.points}>
           <li>
-            <span aria-hidden="true">📸</span> Post your shower beer moments
+            <CameraIcon size={20} /> Post your shower beer moments
           </li>
           <li>
-            <span aria-hidden="true">🕶️</span> Go anonymous when you like
+            <BeerIcon size={20} /> Go anonymous when you like
           </li>
           <li>
-            <span aria-hidden="true">🍻</span> Follow fellow beer lovers
+            <HeartIcon size={20} /> Follow fellow beer lovers
           </li>
         </ul>
       </section>

@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
+import { CameraIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
 import { PostGrid } from '@/components/post-grid';
@@ -66,7 +67,7 @@ function OtherProfile({ username }: { username: string }) {
   if (notFound) {
     return (
       <div className={page.page}>
-        <EmptyState emoji="🫗" title="User not found" text={`Nobody here goes by “${username}”.`}>
+        <EmptyState title="User not found" text={`Nobody here goes by “${username}”.`}>
           <Link to="/app/search-profile" className={buttons.secondary}>
             Search profiles
           </Link>
@@ -121,9 +122,12 @@ function OtherProfile({ username }: { username: string }) {
         </div>
       </section>
 
-      <section aria-label="Posts">
+      <section aria-labelledby="posts-heading">
+        <h2 id="posts-heading" className={styles.sectionTitle}>
+          POSTS
+        </h2>
         {list.items.length === 0 && list.done ? (
-          <EmptyState emoji="🚿" title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
+          <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
         ) : (
           <PostGrid posts={list.items} onOpen={setOpen} />
         )}

@@ -63,7 +63,7 @@ export function SearchProfilePage() {
       <div aria-live="polite">
         {state.kind === 'welcome' && (
           <EmptyState
-            emoji="🔍"
+            icon={<SearchIcon size={28} />}
             title="Find your fellow beer lovers"
             text="Search for a username to see their shower beer moments and follow them."
           />
@@ -75,7 +75,7 @@ export function SearchProfilePage() {
           </p>
         )}
         {state.kind === 'results' && state.results.length === 0 && (
-          <EmptyState emoji="🤷" title="No profiles found" text="Try searching with a different username" />
+          <EmptyState icon={<SearchIcon size={28} />} title="No profiles found" text="Try searching with a different username" />
         )}
         {state.kind === 'results' && state.results.length > 0 && (
           <>
