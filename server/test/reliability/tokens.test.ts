@@ -89,7 +89,7 @@ t.test('every kind of bad token is answered 401 in our error shape, on reads and
     t.equal(res.statusCode, 401, `deleted user: ${route.method} ${route.url}`);
   }
   // A new token with other claims (new name, new email) does not bring the account back.
-  const renamed = await issueAccessToken(key, config.auth, { sub: alice.sub, username: 'alice2', email: 'new@example.test' });
+  const renamed = await issueAccessToken(key, config.auth, { sub: alice.sub!, username: 'alice2', email: 'new@example.test' });
   const res = await app.inject({ method: 'GET', url: '/api/user-posts', headers: bearer(renamed) });
   t.equal(res.statusCode, 401, 'deleted user with changed claims');
   const row = app.database.sqlite.prepare('SELECT username, deleted_at AS deletedAt FROM users WHERE id = ?').get(alice.id) as {
