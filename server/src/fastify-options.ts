@@ -19,7 +19,7 @@ export function fastifyOptions(config: Config, overrides: Partial<FastifyServerO
     },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     requestTimeout: 120_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     ...overrides,
