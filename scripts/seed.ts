@@ -81,7 +81,7 @@ try {
   });
   const c = info.counts;
   console.log(
-    `Done in ${info.seconds.toFixed(1)} s: ${c.users} users, ${c.posts} posts (+${c.profilePictures} profile pictures), ` +
+    `Done in ${info.seconds.toFixed(1)} s (${info.cpuSeconds?.toFixed(1)} s CPU): ${c.users} users, ${c.posts} posts (+${c.profilePictures} profile pictures), ` +
       `${c.likes} likes, ${c.comments} comments, ${c.follows} follows.`,
   );
   console.log(`Bench client: ${info.reader.username} (follows ${info.reader.following}); most followed: ${info.celebrity.username}.`);

@@ -14,9 +14,11 @@ const COLUMNS = `p.id, p.user_id, p.caption, p.is_anonymous, p.media_key, p.widt
   EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
 const BEFORE = `p.created_at <= @ts AND (p.created_at < @ts OR p.id < @id)`;
 
+// No `u.deleted_at IS NULL` here: with it (and sqlite_stat1) SQLite builds a Bloom
+// filter over every user for each page, ~6.4 ms CPU at 100 000 users instead of ~0.2 ms.
 const DISCOVER = `SELECT ${COLUMNS}
-  FROM posts p JOIN users u ON u.id = p.user_id
-  WHERE p.is_profile_picture = 0 AND ${BEFORE} AND u.deleted_at IS NULL
+  FROM posts p INDEXED BY posts_feed_idx JOIN users u ON u.id = p.user_id
+  WHERE p.is_profile_picture = 0 AND ${BEFORE}
   ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`;
 
 const FOLLOWING = `WITH cand AS MATERIALIZED (

@@ -36,6 +36,8 @@ export interface SeedInfo {
   options: Omit<SeedOptions, 'dataDir' | 'log' | 'force'>;
   counts: { users: number; posts: number; profilePictures: number; likes: number; comments: number; follows: number };
   seconds: number;
+  /** CPU time of the seeding process (wall time depends on what else the machine runs). */
+  cpuSeconds?: number;
   phases: Record<string, number>;
   /** A signed-in user following `readerFollows` people, as the bench's client. */
   reader: { id: number; sub: string; username: string; email: string; following: number; postCount: number };
@@ -133,6 +135,7 @@ function distinctUsers(
 export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   const log = opts.log ?? (() => {});
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const phases: Record<string, number> = {};
   let mark = t0;
   const phase = (name: string) => {
@@ -444,6 +447,10 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     },
     counts: { users: N, posts: P, profilePictures: pictures, likes: likeTotal, comments: commentId, follows: followTotal },
     seconds: Math.round(performance.now() - t0) / 1000,
+    cpuSeconds: (() => {
+      const d = process.cpuUsage(cpu0);
+      return Math.round((d.user + d.system) / 1000) / 1000;
+    })(),
     phases,
     reader: {
       id: reader + 1,
