@@ -90,6 +90,28 @@ export async function secondPerson(browser: Browser, provider: ProviderKind, bas
   return { context, page, user };
 }
 
+/**
+ * Creates a post straight through the API with the signed-in page's token (presign → PUT →
+ * create-post): for tests that need many posts and are not about the create screen.
+ */
+export async function createPostViaApi(page: Page, caption: string): Promise<void> {
+  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const headers = { authorization: `Bearer ${token}` };
+  const presign = await page.request.post('/api/presign-upload', {
+    headers,
+    data: { fileName: 'p.jpg', fileType: 'image/jpeg' },
+  });
+  expect(presign.ok()).toBe(true);
+  const { uploadUrl, s3Key } = (await presign.json()) as { uploadUrl: string; s3Key: string };
+  const put = await page.request.put(uploadUrl, {
+    headers: { 'content-type': 'image/jpeg' },
+    data: await sharp({ create: { width: 64, height: 48, channels: 3, background: '#f5a524' } }).jpeg().toBuffer(),
+  });
+  expect(put.ok()).toBe(true);
+  const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous: false } });
+  expect(created.status()).toBe(201);
+}
+
 /** Collects every alert/confirm message and accepts it. */
 export function collectDialogs(page: Page): string[] {
   const messages: string[] = [];

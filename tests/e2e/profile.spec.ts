@@ -3,6 +3,20 @@ import { NavBar } from './pages/nav-bar';
 import { collectDialogs, expect, makeHugeFile, makeImage, signUp, test } from './fixtures';
 
 test.describe('own profile', () => {
+  test('shows its loading text, then the profile', async ({ page, provider }) => {
+    await signUp(page, provider);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/user-posts*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto('/app/account');
+    await expect(page.getByText('Loading profile... 👤')).toBeVisible();
+    release();
+    await expect(new AccountPage(page).postsHeading).toBeVisible();
+  });
+
   test('shows the default beer mug, then Change Photo updates the avatar everywhere', async ({ page, provider }) => {
     await signUp(page, provider);
     const account = new AccountPage(page);

@@ -3,7 +3,16 @@ import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
 import { ProfilePage } from './pages/profile-page';
 import { SearchPage } from './pages/search-page';
-import { collectDialogs, expect, makeImage, secondPerson, signUp, test, uniqueText } from './fixtures';
+import {
+  collectDialogs,
+  createPostViaApi,
+  expect,
+  makeImage,
+  secondPerson,
+  signUp,
+  test,
+  uniqueText,
+} from './fixtures';
 
 test.describe('likes and comments', () => {
   test('like and unlike update the count and text; comments appear and the commenter deletes theirs', async ({
@@ -96,6 +105,32 @@ test.describe('likes and comments', () => {
   });
 });
 
+test.describe('paging', () => {
+  test('Discover loads the next page with the last cursor as you scroll', async ({ page, provider }) => {
+    await signUp(page, provider);
+    const first = uniqueText('Oldest of twelve');
+    await createPostViaApi(page, first);
+    for (let i = 2; i <= 12; i++) await createPostViaApi(page, uniqueText(`Post ${i} of twelve`));
+
+    const pages: URL[] = [];
+    page.on('request', (r) => r.url().includes('/api/discover-posts') && pages.push(new URL(r.url())));
+    const discover = new FeedPage(page, 'discover');
+    await discover.goto();
+    await expect(discover.posts.first()).toBeVisible();
+    await expect(discover.post(first).root).toHaveCount(0);
+    expect(pages).toHaveLength(1);
+
+    // Scroll down until the oldest one arrives with a later page.
+    await expect(async () => {
+      await page.mouse.wheel(0, 4000);
+      await expect(discover.post(first).root).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 20_000 });
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    expect(pages[0]!.searchParams.get('cursor')).toBeNull();
+    expect(pages[1]!.searchParams.get('cursor')).toBeTruthy();
+  });
+});
+
 test.describe('search and follow', () => {
   test('search, follow and the Following Feed; unfollow removes the posts', async ({
     page,
@@ -159,8 +194,16 @@ test.describe('search and follow', () => {
     await expect(page.getByText('Try searching with a different username')).toBeVisible();
     expect(calls[0]).toContain('username=zz%20nobody%20%26%20co');
 
-    await page.route('**/api/search-profiles*', (route) => route.fulfill({ status: 500, json: { error: 'x', message: 'y' } }));
+    // While the answer is on its way: the loading text.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/search-profiles*', async (route) => {
+      await held;
+      await route.fulfill({ status: 500, json: { error: 'x', message: 'y' } });
+    });
     await search.search('anyone');
+    await expect(page.getByText('Loading search... 🔍')).toBeVisible();
+    release();
     await expect(page.getByText('Search failed, try again.')).toBeVisible();
   });
 
