@@ -214,7 +214,9 @@ function writePools(dbFile: string, readerId: number) {
   try {
     const unliked = db
       .prepare<[number], { id: number }>(
-        `SELECT id FROM posts p WHERE is_profile_picture = 0
+        // Posts from the middle of the timeline: the bench's likes and comments must not
+        // change the first Discover page that later runs measure.
+        `SELECT id FROM posts p WHERE is_profile_picture = 0 AND id < (SELECT max(id) / 2 FROM posts)
          AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = ?) ORDER BY id DESC LIMIT 5000`,
       )
       .all(readerId)
