@@ -21,6 +21,16 @@ export interface AppOptions {
 /** The whole application as one Fastify plugin; server.ts and the tests register it. */
 const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.setErrorHandler(errorHandler);
+  // Calls the spec gives without a body (sync-users, follow, unfollow) may still
+  // say Content-Type: application/json; an empty body then means no body, while
+  // anything else goes through Fastify's own parser (prototype-poisoning safe).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
   fastify.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}.` }),
   );

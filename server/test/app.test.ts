@@ -36,3 +36,23 @@ t.test('responses carry a strict Content-Security-Policy', async (t) => {
   t.match(csp, /script-src 'self'/);
   t.notMatch(csp, /unsafe-inline/);
 });
+
+t.test('a bodiless POST that still says Content-Type: application/json is accepted', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/sync-users',
+    headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+  });
+  t.equal(res.statusCode, 200);
+  t.equal(res.json().username, 'alice');
+  const broken = await app.inject({
+    method: 'POST',
+    url: '/api/like',
+    headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+    payload: '{"postId":',
+  });
+  t.equal(broken.statusCode, 400);
+  t.equal(broken.json().error, 'invalid_request');
+});
