@@ -1,9 +1,26 @@
-import type { FastifyServerOptions } from 'fastify';
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifyReply, FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 
 /** Drops query strings that carry capabilities (upload signatures) from logged URLs. */
 function safeUrl(url: string): string {
   return url.replace(/([?&](?:sig|signature|X-Amz-Signature|access_token|token)=)[^&]*/gi, '$1[redacted]');
+}
+
+const coercingCompiler = AjvCompiler();
+const strictCompiler = AjvCompiler();
+
+type RouteSchema = { httpPart?: string };
+type Validate = (route: RouteSchema) => unknown;
+
+// The compiler's typings do not describe the route argument; the runtime contract
+// is Fastify's: buildValidator(externalSchemas, options) returns (routeSchema) => validate.
+function buildValidator(externalSchemas: unknown, ajvOptions: { customOptions?: object } = {}) {
+  const make = (compiler: typeof coercingCompiler, options: object) =>
+    (compiler as unknown as (e: unknown, o: object) => Validate)(externalSchemas, options);
+  const coercing = make(coercingCompiler, ajvOptions);
+  const strict = make(strictCompiler, { ...ajvOptions, customOptions: { ...ajvOptions.customOptions, coerceTypes: false } });
+  return (route: RouteSchema) => (route.httpPart === 'body' ? strict(route) : coercing(route));
 }
 
 /** Options for the Fastify instance, shared by server.ts, tests and scripts. */
@@ -22,6 +39,14 @@ export function fastifyOptions(config: Config, overrides: Partial<FastifyServerO
     routerOptions: { maxParamLength: 200 },
     requestTimeout: 120_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // Query strings and path parameters are text and need coercion ("20" → 20);
+    // JSON bodies are typed already, so a wrong type there is refused, not converted.
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
+    // Errors Fastify raises before routing (e.g. bad percent-encoding) in our shape too.
+    frameworkErrors: (err, _request, reply) => {
+      const message = err.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid (bad percent-encoding).' : err.message;
+      return (reply as FastifyReply).code(400).send({ error: 'invalid_request', message });
+    },
     ...overrides,
   };
 }

@@ -28,6 +28,10 @@ async function main() {
       process.exit(1);
     }, 20_000);
     timer.unref();
+    // close() ends idle keep-alive sockets once; sockets busy at that moment go
+    // idle after their response and would hold the close open, so keep reaping.
+    const reaper = setInterval(() => fastify.server.closeIdleConnections(), 100);
+    reaper.unref();
     fastify.close().then(
       () => process.exit(0),
       (err) => {

@@ -159,7 +159,11 @@ export function createMediaService(deps: MediaServiceDeps) {
         if (body.caption.length > CAPTION_MAX) {
           throw badRequest(`The caption is too long: at most ${CAPTION_MAX} characters (it has ${body.caption.length}).`);
         }
-        caption = body.caption.trim();
+        // Control characters (other than newline and tab) are dropped, as in comments.
+        caption = body.caption
+          .replace(/\r\n?/g, '\n')
+          .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
+          .trim();
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
 
