@@ -17,6 +17,7 @@ import { processImage } from '../images/pipeline.js';
 import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { MediaRepository } from './media-repository.js';
+import type { PostView } from '../domain/views.js';
 import { displayKey, mediaUrls, thumbKey } from './urls.js';
 
 export const CAPTION_MAX = 2200;
@@ -24,24 +25,8 @@ export const CAPTION_MAX = 2200;
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
 export const UPLOAD_KEY = /^uploads\/(\d{1,15})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-export interface CreatedPost {
-  postid: number;
-  s3Url: string;
-  thumbnailUrl: string;
-  width: number;
-  height: number;
-  caption: string;
-  isAnonymous: boolean;
-  created_at: string;
-  username: string;
-  profilePictureUrl: string | null;
-  isOwner: true;
-  likeCount: 0;
-  likedByUser: false;
-  commentCount: 0;
-  comments: never[];
-  cursor: string;
-}
+/** A new post, in the same shape as feeds show it (docs/api.md, Post). */
+export type CreatedPost = PostView;
 
 export interface MediaServiceDeps {
   config: Config;
