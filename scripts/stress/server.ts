@@ -1,19 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 
-export const repoRoot = join(import.meta.dirname, '..', '..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort, repoRoot } from '../bench/processes.js';
+import { repoRoot } from '../bench/processes.js';
 
 export interface ServerProcess {
   child: ChildProcess;
