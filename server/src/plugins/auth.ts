@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
 import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
-import { createTokenVerifier, TokenError, usernameFromClaims, type TokenClaims, type VerifyToken } from '../auth/verify.js';
+import { cacheVerifiedTokens, createTokenVerifier, TokenError, usernameFromClaims, type TokenClaims, type VerifyToken } from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
 import { unauthorized } from '../errors.js';
 
@@ -28,7 +28,7 @@ export default fp(
     const { config } = fastify;
     const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
     const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
-    const verifyToken = createTokenVerifier(config.auth, localKeys);
+    const verifyToken = cacheVerifiedTokens(createTokenVerifier(config.auth, localKeys));
     const users = createUsersRepository(fastify.database.sqlite);
 
     fastify.decorate('signingKey', signingKey);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { generateKeyPair, exportJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { createTokenVerifier, usernameFromClaims } from '../../src/auth/verify.js';
+import { cacheVerifiedTokens, createTokenVerifier, usernameFromClaims } from '../../src/auth/verify.js';
 import type { AuthConfig } from '../../src/config.js';
 
 const auth: AuthConfig = {
@@ -73,4 +73,39 @@ t.test('the username comes from preferred_username, username, cognito:username, 
   t.equal(usernameFromClaims({ sub: 's', 'cognito:username': 'carol' }), 'carol');
   t.equal(usernameFromClaims({ sub: 's', email: 'dave@example.test' }), 'dave');
   t.equal(usernameFromClaims({ sub: 's' }), 'Beer Lover');
+});
+
+t.test('verified tokens are remembered until they expire, never longer, and failures are not', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const inner = createTokenVerifier(auth, [jwk]);
+  let calls = 0;
+  let clock = Date.now();
+  const counted = async (token: string) => {
+    calls++;
+    return inner(token);
+  };
+  const verify = cacheVerifiedTokens(counted, 2, () => clock);
+  const exp = Math.floor(clock / 1000) + 60;
+  const token = await sign(privateKey, {}, { exp });
+  t.equal((await verify(token)).sub, 'sub-alice');
+  t.equal((await verify(token)).sub, 'sub-alice');
+  t.equal(calls, 1, 'the second use of a token is not verified again');
+
+  const forged = await sign((await keypair()).privateKey);
+  await t.rejects(verify(forged), { name: 'TokenError' });
+  await t.rejects(verify(forged), { name: 'TokenError' });
+  t.equal(calls, 3, 'a refused token is checked every time');
+
+  clock = exp * 1000 + 1;
+  await verify(token).catch(() => undefined); // the inner verifier's own clock decides the outcome
+  t.equal(calls, 4, 'past exp the cached entry is not used: the token goes through full verification again');
+
+  clock = Date.now();
+  const a = await sign(privateKey, { preferred_username: 'a' });
+  const b = await sign(privateKey, { preferred_username: 'b' });
+  const c = await sign(privateKey, { preferred_username: 'c' });
+  for (const tok of [a, b, c]) await verify(tok);
+  const before = calls;
+  await verify(a);
+  t.equal(calls, before + 1, 'the cache holds at most its bound (the oldest entry went first)');
 });
