@@ -42,6 +42,13 @@ export interface ProfileMatch {
 /** Most profiles a search answers with. */
 export const SEARCH_LIMIT = 50;
 
+/** SQLite's NOCASE order: ASCII letters folded, then code units compared. */
+const compareNoCase = (a: string, b: string) => {
+  const x = asciiLower(a);
+  const y = asciiLower(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 /** Escapes LIKE wildcards so `%` and `_` in a search term match themselves. */
 export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -126,6 +133,13 @@ export function createUsersRepository(sqlite: Database.Database) {
     SELECT username, profile_picture_key AS pictureKey FROM users
     WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL
     ORDER BY username COLLATE NOCASE LIMIT ?`);
+  // Terms of 3+ characters: the trigram index (users_fts) finds names containing
+  // the term without a scan; shorter terms (no trigram) fall back to LIKE.
+  const containsMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+    SELECT u.username, u.profile_picture_key AS pictureKey FROM users_fts
+    JOIN users u ON u.id = users_fts.rowid
+    WHERE users_fts MATCH ? AND NOT (u.username LIKE ? ESCAPE '\\') AND u.deleted_at IS NULL
+    LIMIT ?`);
   const substringMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
     SELECT username, profile_picture_key AS pictureKey FROM users
     WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL
@@ -143,7 +157,15 @@ export function createUsersRepository(sqlite: Database.Database) {
       const first = upper === null ? prefixMatchesOpen.all(prefix, SEARCH_LIMIT) : prefixMatches.all(prefix, upper, SEARCH_LIMIT);
       if (first.length >= SEARCH_LIMIT) return first;
       const escaped = escapeLike(term);
-      return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, SEARCH_LIMIT - first.length));
+      const room = SEARCH_LIMIT - first.length;
+      if (Array.from(term).length >= 3) {
+        // A quoted FTS5 phrase: every character literal, double quotes doubled.
+        const phrase = `"${term.replace(/"/g, '""')}"`;
+        const rest = containsMatches.all(phrase, `${escaped}%`, room);
+        rest.sort((a, b) => compareNoCase(a.username, b.username));
+        return first.concat(rest);
+      }
+      return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, room));
     },
     /**
      * Returns the user for these claims, creating or renaming as needed;

@@ -75,3 +75,26 @@ t.test('prefix upper bound follows SQLite NOCASE order', async (t) => {
   t.equal(prefixUpperBound('\u{10FFFF}'), null);
   t.equal(prefixUpperBound('a\u{10FFFF}'), 'b');
 });
+
+t.test('search-profiles: names containing the term are found through the trigram index, and follow renames', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('searcher');
+  for (const name of ['alpha"quote', 'Xhoppy', 'yHOPPYz', 'hopscotch']) await createUser(name);
+  const asMe = client(app, me.token);
+  const names = async (term: string) =>
+    (await asMe('GET', `/api/search-profiles?username=${encodeURIComponent(term)}`)).json.map((m: { username: string }) => m.username);
+  t.same(await names('hoppy'), ['Xhoppy', 'yHOPPYz'], 'contains, any case, sorted like the prefix part');
+  t.same(await names('a"q'), ['alpha"quote'], 'a double quote is literal, not FTS syntax');
+  t.same(await names('OR'), [], 'FTS operators are plain text');
+  t.same(await names('ha" OR "x'), [], 'an injected FTS expression matches nothing');
+
+  // A renamed account is found by its new name only (the triggers keep users_fts in step).
+  const renamed = await createUser('oldname');
+  app.users.upsertFromClaims(renamed.sub, 'freshname', 'oldname@example.test');
+  t.same(await names('dnam'), []);
+  t.same(await names('shnam'), ['freshname']);
+  const plan = app.database.sqlite
+    .prepare("EXPLAIN QUERY PLAN SELECT rowid FROM users_fts WHERE users_fts MATCH '\"hop\"'")
+    .all() as { detail: string }[];
+  t.match(plan.map((p) => p.detail).join(' '), /VIRTUAL TABLE INDEX/, 'served by the full-text index, not a scan of users');
+});
