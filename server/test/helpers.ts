@@ -21,7 +21,7 @@ export interface TestApp {
   /** A bearer token for a user (created in the API on first use, like a real sign-in). */
   tokenFor(user: TestUser): Promise<string>;
   /** Signs in a new user through the API and returns its token and id. */
-  createUser(username: string, email?: string): Promise<TestUser & { token: string; id: number }>;
+  createUser(username: string, email?: string): Promise<TestUser & { sub: string; token: string; id: number }>;
 }
 
 export interface TestUser {
