@@ -35,6 +35,21 @@ t.test('responses carry a strict Content-Security-Policy', async (t) => {
   const csp = String(res.headers['content-security-policy']);
   t.match(csp, /script-src 'self'/);
   t.notMatch(csp, /unsafe-inline/);
+  t.match(csp, /frame-ancestors 'none'/);
+  t.equal(res.headers['x-content-type-options'], 'nosniff');
+  t.equal(res.headers['referrer-policy'], 'no-referrer');
+  t.equal(res.headers['cross-origin-resource-policy'], 'same-origin');
+  t.equal(res.headers['strict-transport-security'], undefined, 'no HSTS on a plain-http install');
+  // Every answer carries them, errors included.
+  const missing = await app.inject({ method: 'GET', url: '/api/discover-posts' });
+  t.equal(missing.statusCode, 401);
+  t.equal(missing.headers['content-security-policy'], res.headers['content-security-policy']);
+});
+
+t.test('an https PUBLIC_URL turns on HSTS', async (t) => {
+  const { app } = await buildTestApp(t, { PUBLIC_URL: 'https://beer.example.org' });
+  const res = await app.inject({ method: 'GET', url: '/healthz' });
+  t.match(String(res.headers['strict-transport-security']), /max-age=\d+/);
 });
 
 t.test('a bodiless POST that still says Content-Type: application/json is accepted', async (t) => {
