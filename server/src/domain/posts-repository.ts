@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { arrayRows } from '../db/rows.js';
 import type { Keyset } from './paging.js';
 import { postView, type CommentRow, type PostRow, type PostView } from './views.js';
 
@@ -41,7 +42,7 @@ const BEFORE = (alias: string) =>
  * batched statement for the first comments of all its posts, whatever the page size.
  */
 export function createPostsRepository(sqlite: Database.Database) {
-  const discover = sqlite.prepare<PageParams, PostRow>(`
+  const discover = arrayRows<PageParams, PostRow>(sqlite, `
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
@@ -50,7 +51,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     LIMIT @limit`);
 
   // Candidates come from the covering posts_user_feed_idx of each followee; only the winners are loaded.
-  const following = sqlite.prepare<PageParams, PostRow>(`
+  const following = arrayRows<PageParams, PostRow>(sqlite, `
     WITH cand AS MATERIALIZED (
       SELECT p.id, p.created_at
       FROM follows f
@@ -65,7 +66,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY p.created_at DESC, p.id DESC`);
 
   // Someone else's profile: public posts only, so anonymous ones are never listed.
-  const publicOfUser = sqlite.prepare<PageParams & { owner: number }, PostRow>(`
+  const publicOfUser = arrayRows<PageParams & { owner: number }, PostRow>(sqlite, `
     WITH cand AS MATERIALIZED (
       SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
       WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
@@ -77,7 +78,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY p.created_at DESC, p.id DESC`);
 
   // The caller's own posts, anonymous ones included: two index ranges merged, each at most a page.
-  const allOfUser = sqlite.prepare<PageParams & { owner: number }, PostRow>(`
+  const allOfUser = arrayRows<PageParams & { owner: number }, PostRow>(sqlite, `
     WITH cand AS MATERIALIZED (
       SELECT id, created_at FROM (
         SELECT id, created_at FROM (
@@ -99,7 +100,7 @@ export function createPostsRepository(sqlite: Database.Database) {
 
   // The first comments of every post of a page in one statement: per post, at
   // most FIRST_COMMENTS entries read from comments_post_idx, however many it has.
-  const firstComments = sqlite.prepare<[string], CommentRow>(`
+  const firstComments = arrayRows<[string], CommentRow>(sqlite, `
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
     FROM json_each(?) j
     JOIN comments c ON c.id IN (
@@ -117,7 +118,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     const withComments = rows.filter((r) => r.commentCount > 0).map((r) => r.id);
     const byPost = new Map<number, CommentRow[]>();
     if (withComments.length > 0) {
-      for (const c of firstComments.all(JSON.stringify(withComments))) {
+      for (const c of firstComments.all([JSON.stringify(withComments)])) {
         const list = byPost.get(c.postId);
         if (list) list.push(c);
         else byPost.set(c.postId, [c]);
