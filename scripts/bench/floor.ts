@@ -109,13 +109,16 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
         const mod = (await import(pathToFileURL(repoFile).href)) as {
           createPostsRepository?: (db: Database.Database) => {
             discover?: (viewer: number, before: { createdAt: number; id: number }, limit: number) => unknown;
-            following?: (viewer: number, before: { createdAt: number; id: number }, limit: number) => unknown;
+            following?: (viewer: number, followingCount: number, before: { createdAt: number; id: number }, limit: number) => unknown;
           };
         };
         const repo = mod.createPostsRepository?.(db);
         const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
         if (repo?.discover) result.repoDiscover = time(() => repo.discover!(viewer, newest, 20));
-        if (repo?.following) result.repoFollowing = time(() => repo.following!(viewer, newest, 20));
+        const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
+          following_count: number;
+        };
+        if (repo?.following) result.repoFollowing = time(() => repo.following!(viewer, followingCount, newest, 20));
       } catch (err) {
         console.warn(`  (could not time the server's posts repository: ${(err as Error).message})`);
       }

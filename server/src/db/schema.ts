@@ -61,6 +61,11 @@ export const posts = sqliteTable(
       .where(sql`${t.isProfilePicture} = 0`),
     // Profiles and the following feed: one user's posts newest first (covering for the candidates).
     index('posts_user_feed_idx').on(t.userId, t.isProfilePicture, t.isAnonymous, t.createdAt, t.id),
+    // The following feed's first try: the newest public posts with their author, probed
+    // against the follow list without touching the table (posts-repository.ts).
+    index('posts_public_feed_idx')
+      .on(t.createdAt, t.id, t.userId)
+      .where(sql`${t.isProfilePicture} = 0 AND ${t.isAnonymous} = 0`),
   ],
 );
 

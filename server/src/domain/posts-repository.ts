@@ -6,6 +6,11 @@ import { postView, type CommentRow, type PostRow, type PostView } from './views.
 /** First comments shown under each post of a page. */
 export const FIRST_COMMENTS = 3;
 
+/** The following feed walks the newest posts first for viewers following at least this many accounts… */
+export const FOLLOWING_WALK_MIN = 50;
+/** …looking back at most this many pages' worth of public posts. */
+export const FOLLOWING_WINDOW = 10;
+
 interface PageParams {
   viewer: number;
   ts: number;
@@ -38,8 +43,9 @@ const BEFORE = (alias: string) =>
   `${alias}.created_at <= @ts AND (${alias}.created_at < @ts OR ${alias}.id < @id)`;
 
 /**
- * Feed and profile pages. Each page costs one keyset statement plus at most one
- * batched statement for the first comments of all its posts, whatever the page size.
+ * Feed and profile pages. Each page costs one keyset statement (two for a following
+ * page whose recent window falls short) plus at most one batched statement for the
+ * first comments of all its posts, whatever the page size.
  */
 export function createPostsRepository(sqlite: Database.Database) {
   const discover = arrayRows<PageParams, PostRow>(sqlite, `
@@ -50,7 +56,31 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY p.created_at DESC, p.id DESC
     LIMIT @limit`);
 
-  // Candidates come from the covering posts_user_feed_idx of each followee; only the winners are loaded.
+  // Following, first try: walk the newest public posts (covering posts_public_feed_idx)
+  // and keep those whose author the viewer follows, looking at most @scan posts back.
+  // Cheap when the follows write a good share of what is posted: the bench reader
+  // (200 follows, 13% of new posts at the reference scale) costs ~115 µs instead
+  // of ~230 µs. Only for viewers following FOLLOWING_WALK_MIN accounts or more: for
+  // people who follow few (where the walk would mostly miss) the merge below is cheap.
+  // If the window holds fewer than a page, the answer is not complete: merge instead.
+  const followingRecent = arrayRows<PageParams & { scan: number }, PostRow>(sqlite, `
+    WITH cand AS MATERIALIZED (
+      SELECT w.id, w.created_at FROM (
+        SELECT id, user_id, created_at FROM posts INDEXED BY posts_public_feed_idx
+        WHERE is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+        ORDER BY created_at DESC, id DESC
+        LIMIT @scan
+      ) w
+      WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = w.user_id)
+      ORDER BY w.created_at DESC, w.id DESC
+      LIMIT @limit
+    )
+    SELECT ${POST_COLUMNS}
+    FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
+    ORDER BY p.created_at DESC, p.id DESC`);
+
+  // Following, the general case: candidates from the covering posts_user_feed_idx of
+  // each followee (every post of theirs before the cursor); only the winners are loaded.
   const following = arrayRows<PageParams, PostRow>(sqlite, `
     WITH cand AS MATERIALIZED (
       SELECT p.id, p.created_at
@@ -136,8 +166,15 @@ export function createPostsRepository(sqlite: Database.Database) {
 
   return {
     discover: (viewer: number, before: Keyset, limit: number) => toViews(discover.all(page(viewer, before, limit)), viewer),
-    following: (viewer: number, before: Keyset, limit: number) =>
-      toViews(following.all(page(viewer, before, limit)), viewer),
+    /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
+    following(viewer: number, followingCount: number, before: Keyset, limit: number) {
+      const params = page(viewer, before, limit);
+      if (followingCount >= FOLLOWING_WALK_MIN) {
+        const recent = followingRecent.all({ ...params, scan: limit * FOLLOWING_WINDOW });
+        if (recent.length === limit) return toViews(recent, viewer);
+      }
+      return toViews(following.all(params), viewer);
+    },
     /** All of the owner's posts; only for the owner themself. */
     ownPosts: (owner: number, before: Keyset, limit: number) =>
       toViews(allOfUser.all({ ...page(owner, before, limit), owner }), owner),

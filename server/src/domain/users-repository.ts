@@ -5,6 +5,8 @@ export interface AuthUser {
   sub: string;
   username: string;
   email: string | null;
+  /** As of this request's start; picks the following feed's plan (posts-repository.ts). */
+  followingCount: number;
 }
 
 interface UserRow extends AuthUser {
@@ -78,7 +80,7 @@ const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
  */
 export function createUsersRepository(sqlite: Database.Database) {
   const bySub = sqlite.prepare<[string], UserRow>(
-    'SELECT id, sub, username, email, deleted_at AS deletedAt FROM users WHERE sub = ?',
+    'SELECT id, sub, username, email, following_count AS followingCount, deleted_at AS deletedAt FROM users WHERE sub = ?',
   );
   const nameTaken = sqlite.prepare<[string, string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND sub <> ?',
@@ -102,7 +104,7 @@ export function createUsersRepository(sqlite: Database.Database) {
     if (!existing) {
       const name = freeUsername(username, sub);
       const { id } = insert.get(sub, name, email, Date.now())!;
-      return { id, sub, username: name, email, deletedAt: null };
+      return { id, sub, username: name, email, followingCount: 0, deletedAt: null };
     }
     if (existing.deletedAt !== null) return existing;
     if (existing.username !== username || existing.email !== email) {
@@ -174,11 +176,12 @@ export function createUsersRepository(sqlite: Database.Database) {
     upsertFromClaims(sub: string, username: string, email: string | null): AuthUser | null {
       const known = bySub.get(sub);
       if (known && known.username === username && known.email === email) {
-        return known.deletedAt === null ? { id: known.id, sub, username, email } : null;
+        return known.deletedAt === null ? { id: known.id, sub, username, email, followingCount: known.followingCount } : null;
       }
       // Claim changes are rare; the IMMEDIATE transaction keeps the name check and write together.
       const row = upsert.immediate(sub, username, email);
-      return row.deletedAt === null ? { id: row.id, sub: row.sub, username: row.username, email: row.email } : null;
+      const { deletedAt, ...user } = row;
+      return deletedAt === null ? user : null;
     },
   };
 }

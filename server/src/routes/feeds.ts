@@ -17,7 +17,7 @@ const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, 
   fastify.get(
     '/followFeed',
     { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
-    async (request) => posts.following(request.user.id, parseCursor(request.query.cursor, NEWEST), request.query.limit),
+    async (request) => posts.following(request.user.id, request.user.followingCount, parseCursor(request.query.cursor, NEWEST), request.query.limit),
   );
 
   fastify.get(

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { buildTestApp, bearer } from '../helpers.js';
+import { FOLLOWING_WALK_MIN, FOLLOWING_WINDOW } from '../../src/domain/posts-repository.js';
 import { client, insertPost, insertPosts } from './factories.js';
 
 t.test('discover: Post shape, newest first, first 3 comments oldest first, likes of the caller', async (t) => {
@@ -254,6 +255,74 @@ t.test('a feed page costs the same number of SQL statements whatever its size', 
     t.equal(large, small, `${url} same statements for 5 and 50 posts (${small})`);
     t.ok(small <= 4, `${url} at most 4 statements (auth, profile, page, first comments): ${small}`);
   }
+});
+
+t.test('the following feed gives the same pages whichever plan serves them', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const db = app.database.sqlite;
+  const me = await createUser('me');
+  const asMe = client(app, me.token);
+  const stranger = await createUser('stranger');
+  const followees: number[] = [];
+  for (let i = 0; i < FOLLOWING_WALK_MIN + 5; i++) {
+    const u = await createUser(`pal${i}`);
+    t.equal((await asMe('POST', `/api/account/pal${i}/follow`)).status, 200);
+    followees.push(u.id);
+  }
+  // Interleaved in time: followees' public and anonymous posts, and strangers' posts.
+  let clock = Date.now() - 1_000_000;
+  for (let round = 0; round < 3; round++) {
+    for (const id of followees) {
+      insertPost(db, { userId: id, createdAt: clock++ });
+      if (id % 4 === 0) insertPost(db, { userId: id, isAnonymous: true, createdAt: clock++ });
+      if (id % 3 === 0) insertPost(db, { userId: stranger.id, createdAt: clock++ });
+    }
+  }
+  const expected = () =>
+    (
+      db
+        .prepare(
+          `SELECT p.id FROM posts p JOIN follows f ON f.followee_id = p.user_id AND f.follower_id = ?
+           WHERE p.is_profile_picture = 0 AND p.is_anonymous = 0 ORDER BY p.created_at DESC, p.id DESC`,
+        )
+        .all(me.id) as { id: number }[]
+    ).map((r) => r.id);
+
+  // Page statements (.all) run for the first page: 1 when the recent window fills it, 2 when it falls back to the merge.
+  const proto = Object.getPrototypeOf(db.prepare('SELECT 1'));
+  const all = proto.all;
+  let statements = 0;
+  proto.all = function (this: unknown, ...args: unknown[]) {
+    statements++;
+    return all.apply(this, args);
+  };
+  t.teardown(() => {
+    proto.all = all;
+  });
+  const readAll = async () => {
+    const ids: number[] = [];
+    let cursor = '';
+    for (;;) {
+      const res = await asMe('GET', `/api/followFeed?limit=20${cursor}`);
+      t.equal(res.status, 200);
+      ids.push(...res.json.map((p: { postid: number }) => p.postid));
+      if (res.json.length < 20) return ids;
+      cursor = `&cursor=${encodeURIComponent(res.json.at(-1).cursor)}`;
+    }
+  };
+  const firstPageStatements = async () => {
+    statements = 0;
+    await asMe('GET', '/api/followFeed?limit=20');
+    return statements;
+  };
+
+  t.equal(await firstPageStatements(), 1, 'recent posts are mostly by followees: the walk answers');
+  t.same(await readAll(), expected(), 'every followed public post, newest first, no anonymous ones');
+
+  // A stranger posts more than the walk looks at: the window holds no followed post.
+  insertPosts(db, stranger.id, 20 * FOLLOWING_WINDOW + 10, clock);
+  t.equal(await firstPageStatements(), 2, 'the walk falls short and the merge answers');
+  t.same(await readAll(), expected(), 'the same pages from the merge');
 });
 
 t.test('every feed route needs a valid token', async (t) => {

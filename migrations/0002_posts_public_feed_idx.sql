@@ -1,0 +1,1 @@
+CREATE INDEX `posts_public_feed_idx` ON `posts` (`created_at`,`id`,`user_id`) WHERE "posts"."is_profile_picture" = 0 AND "posts"."is_anonymous" = 0;
