@@ -1,5 +1,5 @@
 import t from 'tap';
-import { prefixUpperBound } from '../../src/domain/users-repository.js';
+import { createTrigramFrequencies, prefixUpperBound } from '../../src/domain/users-repository.js';
 import { buildTestApp } from '../helpers.js';
 import { client, insertPost } from './factories.js';
 
@@ -97,4 +97,35 @@ t.test('search-profiles: names containing the term are found through the trigram
     .prepare("EXPLAIN QUERY PLAN SELECT rowid FROM users_fts WHERE users_fts MATCH '\"hop\"'")
     .all() as { detail: string }[];
   t.match(plan.map((p) => p.detail).join(' '), /VIRTUAL TABLE INDEX/, 'served by the full-text index, not a scan of users');
+});
+
+t.test('search-profiles: a long term narrowed by its rarest trigrams still needs the whole term', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('searcher');
+  // The decoy holds every trigram of "abcxyz" but not the term itself.
+  for (const name of ['qq_abcxyz', 'ABCXYZ_loud', 'xyz_abc_bcx_cxy', 'zz1_2%3', 'zz1a2b3', 'bcxyq']) await createUser(name);
+  for (let i = 0; i < 20; i++) await createUser(`common_xyz${i}`); // "xyz" is now a common trigram
+  const asMe = client(app, me.token);
+  const names = async (term: string) =>
+    (await asMe('GET', `/api/search-profiles?username=${encodeURIComponent(term)}`)).json.map((m: { username: string }) => m.username);
+  t.same(await names('abcxyz'), ['ABCXYZ_loud', 'qq_abcxyz'], 'prefix match first, then the one containing it; no decoy');
+  t.same(await names('AbCxYz'), ['ABCXYZ_loud', 'qq_abcxyz'], 'any case');
+  t.same(await names('z1_2%3'), ['zz1_2%3'], '_ and % are literal in the check too');
+  t.same(await names('bcxy'), ['bcxyq', 'ABCXYZ_loud', 'qq_abcxyz'], 'two trigrams: the phrase itself');
+});
+
+t.test('trigram frequencies: the rarest first, remembered for a while, not for non-ASCII terms', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  for (const name of ['aaab', 'aaac', 'aaad', 'zzab']) await createUser(name);
+  let clock = 0;
+  const freq = createTrigramFrequencies(app.database.sqlite, () => clock);
+  // "aaab": trigrams aaa (3 names), aab (1 name).
+  t.same(freq.rarest('xaaab', 2), ['xaa', 'aab'], 'unknown trigram (0 names) first, then the rarer one');
+  t.equal(freq.rarest('aab', 2), null, 'too few trigrams: use the phrase');
+  t.equal(freq.rarest('bière', 2), null, 'non-ASCII: use the phrase');
+  await createUser('xaaz');
+  await createUser('xaay');
+  t.same(freq.rarest('xaaab', 2), ['xaa', 'aab'], 'still the remembered counts');
+  clock += 11 * 60_000;
+  t.same(freq.rarest('xaaab', 2), ['aab', 'xaa'], 'counted again after ten minutes');
 });
