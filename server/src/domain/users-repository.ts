@@ -73,6 +73,9 @@ export function prefixUpperBound(prefix: string): string | null {
 
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+/** A quoted FTS5 string: every character literal, double quotes doubled. */
+const ftsQuote = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
 /** How long a trigram's document count is trusted; it only steers the search plan, never its answer. */
 const TRIGRAM_COUNT_TTL_MS = 10 * 60_000;
 const TRIGRAM_CACHE_MAX = 50_000;
@@ -212,12 +215,10 @@ export function createUsersRepository(sqlite: Database.Database) {
       const escaped = escapeLike(term);
       const room = SEARCH_LIMIT - first.length;
       if (Array.from(term).length >= 3) {
-        // Quoted FTS5 strings: every character literal, double quotes doubled.
-        const quote = (text: string) => `"${text.replace(/"/g, '""')}"`;
         const rare = trigrams.rarest(term, 2);
         const rest = rare
-          ? rareTrigramMatches.all(rare.map(quote).join(' AND '), `%${escaped}%`, `${escaped}%`, room)
-          : containsMatches.all(quote(term), `${escaped}%`, room);
+          ? rareTrigramMatches.all(rare.map(ftsQuote).join(' AND '), `%${escaped}%`, `${escaped}%`, room)
+          : containsMatches.all(ftsQuote(term), `${escaped}%`, room);
         rest.sort((a, b) => compareNoCase(a.username, b.username));
         return first.concat(rest);
       }

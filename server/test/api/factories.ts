@@ -90,3 +90,28 @@ export function client(app: Injector, token: string) {
     return { status: res.statusCode, body: res.body, json: res.json() as any };
   };
 }
+
+/**
+ * Counts statement executions on a connection's Statements (every query runs
+ * through all/get/run/iterate; pass fewer names to count only those), until the test ends.
+ */
+export function countStatements(
+  sqlite: Database.Database,
+  t: { teardown(fn: () => void): void },
+  methods: readonly string[] = ['all', 'get', 'run', 'iterate'],
+) {
+  const proto = Object.getPrototypeOf(sqlite.prepare('SELECT 1'));
+  const counter = { count: 0 };
+  const originals: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const name of methods) {
+    originals[name] = proto[name];
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      counter.count++;
+      return originals[name]!.apply(this, args);
+    };
+  }
+  t.teardown(() => {
+    for (const name of Object.keys(originals)) proto[name] = originals[name];
+  });
+  return counter;
+}

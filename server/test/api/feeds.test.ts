@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildTestApp, bearer } from '../helpers.js';
 import { FOLLOWING_WALK_MIN, FOLLOWING_WINDOW } from '../../src/domain/posts-repository.js';
-import { client, insertPost, insertPosts } from './factories.js';
+import { client, countStatements, insertPost, insertPosts } from './factories.js';
 
 t.test('discover: Post shape, newest first, first 3 comments oldest first, likes of the caller', async (t) => {
   const { app, createUser } = await buildTestApp(t);
@@ -228,26 +228,12 @@ t.test('a feed page costs the same number of SQL statements whatever its size', 
     }
   }
 
-  // Count statement executions: every query runs through a Statement's all/get/run/iterate.
-  const proto = Object.getPrototypeOf(db.prepare('SELECT 1'));
-  let count = 0;
-  const originals: Record<string, (...args: unknown[]) => unknown> = {};
-  for (const name of ['all', 'get', 'run', 'iterate']) {
-    originals[name] = proto[name];
-    proto[name] = function (this: unknown, ...args: unknown[]) {
-      count++;
-      return originals[name]!.apply(this, args);
-    };
-  }
-  t.teardown(() => {
-    for (const name of Object.keys(originals)) proto[name] = originals[name];
-  });
-
+  const executed = countStatements(db, t);
   const statements = async (url: string) => {
-    count = 0;
+    executed.count = 0;
     const res = await app.inject({ method: 'GET', url, headers: bearer(me.token) });
     t.equal(res.statusCode, 200, url);
-    return count;
+    return executed.count;
   };
   for (const url of ['/api/discover-posts?', '/api/followFeed?', '/api/user-posts?', '/api/view-user-posts?username=other&']) {
     const small = await statements(`${url}limit=5`);
@@ -289,16 +275,7 @@ t.test('the following feed gives the same pages whichever plan serves them', asy
     ).map((r) => r.id);
 
   // Page statements (.all) run for the first page: 1 when the recent window fills it, 2 when it falls back to the merge.
-  const proto = Object.getPrototypeOf(db.prepare('SELECT 1'));
-  const all = proto.all;
-  let statements = 0;
-  proto.all = function (this: unknown, ...args: unknown[]) {
-    statements++;
-    return all.apply(this, args);
-  };
-  t.teardown(() => {
-    proto.all = all;
-  });
+  const pageStatements = countStatements(db, t, ['all']);
   const readAll = async () => {
     const ids: number[] = [];
     let cursor = '';
@@ -311,9 +288,9 @@ t.test('the following feed gives the same pages whichever plan serves them', asy
     }
   };
   const firstPageStatements = async () => {
-    statements = 0;
+    pageStatements.count = 0;
     await asMe('GET', '/api/followFeed?limit=20');
-    return statements;
+    return pageStatements.count;
   };
 
   t.equal(await firstPageStatements(), 1, 'recent posts are mostly by followees: the walk answers');
