@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,6 +47,8 @@ export interface Config {
     secondApiBaseUrl: string;
   };
   migrationsDir: string;
+  /** Threads that run feed pages off the request thread (0: on it). */
+  readWorkers: number;
 }
 
 export interface AuthConfig {
@@ -214,5 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
       secondApiBaseUrl: trimSlash(str(env, 'SECOND_API_BASE_URL', '')),
     },
     migrationsDir: join(appRoot, 'migrations'),
+    // One per core, at most 4: the request thread and the load share the cores with them.
+    readWorkers: int(env, 'READ_WORKERS', Math.min(4, availableParallelism())),
   };
 }

@@ -41,6 +41,9 @@ export async function buildTestApp(t: Teardown, env: Record<string, string> = {}
     PUBLIC_URL: 'http://localhost:3000',
     LOG_LEVEL: 'silent',
     WEB_DIST_DIR: join(dataDir, 'no-web'),
+    // Feed pages inline (a thread start per app costs) unless a test, or a whole
+    // file through TEST_READ_WORKERS, asks for read workers.
+    READ_WORKERS: process.env.TEST_READ_WORKERS ?? '0',
     ...env,
   });
   const fastify = Fastify(fastifyOptions(config));

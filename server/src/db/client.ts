@@ -44,3 +44,17 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
     },
   };
 }
+
+/**
+ * A second, read-only connection to a database openDatabase has set up (WAL,
+ * migrated): for read workers. It sees every transaction committed before each
+ * of its statements starts.
+ */
+export function openReader(file: string): Database.Database {
+  const sqlite = new Database(file, { fileMustExist: true });
+  sqlite.pragma('query_only = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma('cache_size = -32768');
+  return sqlite;
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { createCommentsRepository, type CommentsRepository } from '../domain/comments-repository.js';
 import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
 import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
+import { createReadPool, type ReadPool } from '../db/read-pool.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import type { UsersRepository } from '../domain/users-repository.js';
 import commentRoutes from './comments.js';
@@ -20,8 +21,12 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
 
   const { sqlite } = fastify.database;
   const posts = createPostsRepository(sqlite);
+  const reads = await createReadPool(sqlite, fastify.config.readWorkers);
+  // Closed before the database (Fastify closes plugins in reverse order): pages in flight finish first.
+  fastify.addHook('onClose', () => reads.close());
   const deps: ApiDeps = {
     posts,
+    reads,
     users: fastify.users,
     likes: createLikesRepository(sqlite, posts),
     comments: createCommentsRepository(sqlite, posts),
@@ -38,6 +43,8 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
 /** What the route files get: repositories with their statements already prepared. */
 export interface ApiDeps {
   posts: PostsRepository;
+  /** Feed pages as JSON text, computed on the read workers. */
+  reads: ReadPool;
   users: UsersRepository;
   likes: LikesRepository;
   comments: CommentsRepository;

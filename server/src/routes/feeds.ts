@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
 import { pictureUrl } from '../domain/views.js';
@@ -7,17 +8,30 @@ import type { ApiDeps } from './api.js';
 import { errors, Nullable, PageQuery, Posts } from './api-schemas.js';
 
 /** Discover, the following feed, the caller's own profile and other people's profiles. */
-const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, users }) => {
+const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, reads, users }) => {
+  // The read tasks serialize with the same Posts schema; the text is sent as it is.
+  const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
+
   fastify.get(
     '/discover-posts',
     { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
-    async (request) => posts.discover(request.user.id, parseCursor(request.query.cursor, NEWEST), request.query.limit),
+    async (request, reply) =>
+      json(reply, await reads.run('discover', { viewer: request.user.id, before: parseCursor(request.query.cursor, NEWEST), limit: request.query.limit })),
   );
 
   fastify.get(
     '/followFeed',
     { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
-    async (request) => posts.following(request.user.id, request.user.followingCount, parseCursor(request.query.cursor, NEWEST), request.query.limit),
+    async (request, reply) =>
+      json(
+        reply,
+        await reads.run('following', {
+          viewer: request.user.id,
+          followingCount: request.user.followingCount,
+          before: parseCursor(request.query.cursor, NEWEST),
+          limit: request.query.limit,
+        }),
+      ),
   );
 
   fastify.get(

@@ -1,0 +1,30 @@
+import type Database from 'better-sqlite3';
+import fastJson from 'fast-json-stringify';
+import type { Keyset } from '../domain/paging.js';
+import { createPostsRepository } from '../domain/posts-repository.js';
+import { Posts } from '../routes/api-schemas.js';
+
+/** The reads that may run off the request thread, and what each one needs. */
+export interface ReadTaskArgs {
+  discover: { viewer: number; before: Keyset; limit: number };
+  following: { viewer: number; followingCount: number; before: Keyset; limit: number };
+}
+
+export type ReadTask = keyof ReadTaskArgs;
+
+export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
+
+/**
+ * Feed pages from query to JSON text on one connection: the SQL, the mapping to
+ * the API's shape (anonymity is decided in postView, as everywhere) and the
+ * serialization with the route's own response schema. Runs the same in a read
+ * worker and inline on the request thread.
+ */
+export function createReadTasks(sqlite: Database.Database): ReadTasks {
+  const posts = createPostsRepository(sqlite);
+  const postsJson = fastJson(Posts);
+  return {
+    discover: ({ viewer, before, limit }) => postsJson(posts.discover(viewer, before, limit)),
+    following: ({ viewer, followingCount, before, limit }) => postsJson(posts.following(viewer, followingCount, before, limit)),
+  };
+}
