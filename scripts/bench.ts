@@ -684,6 +684,9 @@ async function main() {
   let commit = '?';
   try {
     commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot }).toString().trim();
+    // Figures measured on edited code must not pass for the commit's.
+    const edited = execSync('git status --porcelain --untracked-files=no -- server scripts migrations', { cwd: repoRoot }).toString().trim();
+    if (edited) commit += ' with uncommitted changes';
   } catch {
     // not a checkout
   }
