@@ -26,9 +26,7 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
   // power cut can lose the last transactions, never corrupt the database.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('temp_store = MEMORY');
-  sqlite.pragma('cache_size = -65536');
+  readPragmas(sqlite, 65536);
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: migrationsDir });
   return {
@@ -53,8 +51,13 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
 export function openReader(file: string): Database.Database {
   const sqlite = new Database(file, { fileMustExist: true });
   sqlite.pragma('query_only = ON');
+  readPragmas(sqlite, 32768);
+  return sqlite;
+}
+
+/** What every connection, the writer's and the readers', sets for its reads. */
+function readPragmas(sqlite: Database.Database, cacheKiB: number) {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('temp_store = MEMORY');
-  sqlite.pragma('cache_size = -32768');
-  return sqlite;
+  sqlite.pragma(`cache_size = -${cacheKiB}`);
 }

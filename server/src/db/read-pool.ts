@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import type { PostsRepository } from '../domain/posts-repository.js';
 import { createReadTasks, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
 
 /** Runs feed reads and gives their JSON text, as UTF-8 bytes from a worker. */
@@ -42,12 +43,12 @@ function newWorker(file: string): Worker {
  * WAL lets readers run beside the writer; a reader sees what was committed
  * before its statement began, so a client reads its own acknowledged writes.
  * With 0 workers, or a database only this connection can see (:memory:), the
- * same tasks run inline.
+ * same tasks run inline on `posts`, the request thread's repository on `sqlite`.
  */
-export async function createReadPool(sqlite: Database.Database, workers: number): Promise<ReadPool> {
+export async function createReadPool(sqlite: Database.Database, posts: PostsRepository, workers: number): Promise<ReadPool> {
   let inline: ReadTasks | undefined;
   const runInline = <K extends ReadTask>(task: K, args: ReadTaskArgs[K]): Promise<string> => {
-    inline ??= createReadTasks(sqlite);
+    inline ??= createReadTasks(posts);
     try {
       return Promise.resolve((inline[task] as (a: ReadTaskArgs[K]) => string)(args));
     } catch (err) {

@@ -1,7 +1,6 @@
-import type Database from 'better-sqlite3';
 import fastJson from 'fast-json-stringify';
 import type { Keyset } from '../domain/paging.js';
-import { createPostsRepository } from '../domain/posts-repository.js';
+import type { PostsRepository } from '../domain/posts-repository.js';
 import { Posts } from '../routes/api-schemas.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
@@ -15,13 +14,12 @@ export type ReadTask = keyof ReadTaskArgs;
 export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 
 /**
- * Feed pages from query to JSON text on one connection: the SQL, the mapping to
+ * Feed pages from query to JSON text on one connection's repository: the SQL, the mapping to
  * the API's shape (anonymity is decided in postView, as everywhere) and the
  * serialization with the route's own response schema. Runs the same in a read
  * worker and inline on the request thread.
  */
-export function createReadTasks(sqlite: Database.Database): ReadTasks {
-  const posts = createPostsRepository(sqlite);
+export function createReadTasks(posts: PostsRepository): ReadTasks {
   const postsJson = fastJson(Posts);
   return {
     discover: ({ viewer, before, limit }) => postsJson(posts.discover(viewer, before, limit)),

@@ -1,6 +1,7 @@
 // A read worker: its own connection to the WAL database, read-only, answering
 // feed pages as JSON text for the request thread (see read-pool.ts).
 import { parentPort, workerData } from 'node:worker_threads';
+import { createPostsRepository } from '../domain/posts-repository.js';
 import { openReader } from './client.js';
 import { createReadTasks, type ReadTask } from './read-tasks.js';
 
@@ -12,7 +13,7 @@ interface Call {
 
 const port = parentPort!;
 const sqlite = openReader((workerData as { file: string }).file);
-const tasks = createReadTasks(sqlite);
+const tasks = createReadTasks(createPostsRepository(sqlite));
 const encoder = new TextEncoder();
 
 port.on('message', (message: Call | 'close') => {

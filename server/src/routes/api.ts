@@ -21,7 +21,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
 
   const { sqlite } = fastify.database;
   const posts = createPostsRepository(sqlite);
-  const reads = await createReadPool(sqlite, fastify.config.readWorkers);
+  const reads = await createReadPool(sqlite, posts, fastify.config.readWorkers);
   // Closed before the database (Fastify closes plugins in reverse order): pages in flight finish first.
   fastify.addHook('onClose', () => reads.close());
   const deps: ApiDeps = {

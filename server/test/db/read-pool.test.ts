@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { createReadPool } from '../../src/db/read-pool.js';
 import { findAppRoot } from '../../src/config.js';
 import { NEWEST } from '../../src/domain/paging.js';
+import { createPostsRepository } from '../../src/domain/posts-repository.js';
 import { insertPost } from '../api/factories.js';
 
 function setUp(t: Test) {
@@ -25,8 +26,8 @@ const text = (body: string | Buffer) => body.toString();
 
 t.test('workers answer what the inline tasks answer, and see each commit at once', async (t) => {
   const { sqlite, viewer } = setUp(t);
-  const inline = await createReadPool(sqlite, 0);
-  const pool = await createReadPool(sqlite, 2);
+  const inline = await createReadPool(sqlite, createPostsRepository(sqlite), 0);
+  const pool = await createReadPool(sqlite, createPostsRepository(sqlite), 2);
   t.teardown(() => pool.close());
   t.equal(pool.threads().length, 2);
   t.equal(text(await pool.run('discover', page(viewer))), '[]');
@@ -46,7 +47,7 @@ t.test('workers answer what the inline tasks answer, and see each commit at once
 t.test('a worker that dies is replaced; pages are answered meanwhile', async (t) => {
   const { sqlite, viewer } = setUp(t);
   insertPost(sqlite, { userId: viewer, caption: 'still here' });
-  const pool = await createReadPool(sqlite, 1);
+  const pool = await createReadPool(sqlite, createPostsRepository(sqlite), 1);
   t.teardown(() => pool.close());
   const [first] = pool.threads();
   await first!.terminate();
@@ -62,7 +63,7 @@ t.test('a worker that dies is replaced; pages are answered meanwhile', async (t)
 
 t.test('close ends the workers', async (t) => {
   const { sqlite } = setUp(t);
-  const pool = await createReadPool(sqlite, 2);
+  const pool = await createReadPool(sqlite, createPostsRepository(sqlite), 2);
   const exits = pool.threads().map((w) => new Promise<number>((resolve) => w.once('exit', resolve)));
   await pool.close();
   t.same(await Promise.all(exits), [0, 0], 'both threads closed their connection and exited by themselves');
@@ -72,7 +73,7 @@ t.test('close ends the workers', async (t) => {
 t.test('no workers for an in-memory database: the tasks run inline', async (t) => {
   const handle = openDatabase(':memory:', join(findAppRoot(), 'migrations'));
   t.teardown(() => handle.close());
-  const pool = await createReadPool(handle.sqlite, 2);
+  const pool = await createReadPool(handle.sqlite, createPostsRepository(handle.sqlite), 2);
   t.equal(pool.size, 0);
   t.equal(text(await pool.run('discover', page(1))), '[]');
 });
