@@ -50,6 +50,8 @@ export interface FloorResult {
   /** The server's own repository functions, when present (SQL + mapping to the JSON shape). */
   repoDiscover?: number;
   repoFollowing?: number;
+  /** The following feed's page computed every time (a cursor), where the first page may be cached. */
+  repoFollowingComputed?: number;
   plans: Record<string, string[]>;
 }
 
@@ -118,7 +120,12 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
         const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
           following_count: number;
         };
-        if (repo?.following) result.repoFollowing = time(() => repo.following!(viewer, followingCount, newest, 20));
+        if (repo?.following) {
+          result.repoFollowing = time(() => repo.following!(viewer, followingCount, newest, 20));
+          // The same page asked for with a cursor (just below the newest possible): not served from a cache.
+          const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
+          result.repoFollowingComputed = time(() => repo.following!(viewer, followingCount, cursor, 20));
+        }
       } catch (err) {
         console.warn(`  (could not time the server's posts repository: ${(err as Error).message})`);
       }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { arrayRows } from '../db/rows.js';
-import type { Keyset } from './paging.js';
+import { NEWEST, type Keyset } from './paging.js';
 import { postView, type CommentRow, type PostRow, type PostView } from './views.js';
 
 /** First comments shown under each post of a page. */
@@ -10,6 +10,8 @@ export const FIRST_COMMENTS = 3;
 export const FOLLOWING_WALK_MIN = 50;
 /** …looking back at most this many pages' worth of public posts. */
 export const FOLLOWING_WINDOW = 10;
+/** First pages of the following feed kept per connection (one per viewer and page size), least recently read dropped first. */
+export const FOLLOWING_CACHE_MAX = 10_000;
 
 interface PageParams {
   viewer: number;
@@ -45,7 +47,9 @@ const BEFORE = (alias: string) =>
 /**
  * Feed and profile pages. Each page costs one keyset statement (two for a following
  * page whose recent window falls short) plus at most one batched statement for the
- * first comments of all its posts, whatever the page size.
+ * first comments of all its posts, whatever the page size. The following feed's
+ * first page adds a read of feed_epoch when it is not cached, and a cached one is
+ * a single statement for the posts.
  */
 export function createPostsRepository(sqlite: Database.Database) {
   const discover = arrayRows<PageParams, PostRow>(sqlite, `
@@ -94,6 +98,21 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT ${POST_COLUMNS}
     FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
     ORDER BY p.created_at DESC, p.id DESC`);
+
+  // Which posts a following feed can list moves only with feed_epoch (migration 0003).
+  const feedEpoch = sqlite.prepare<[], number>('SELECT n FROM feed_epoch WHERE id = 1').pluck();
+
+  // A cached first page: the same posts, with everything shown about them (counters,
+  // likedByUser, names, pictures) read now, and no rows at all if the epoch has moved
+  // since (one statement, one snapshot).
+  const cachedPage = arrayRows<{ ids: string; viewer: number; epoch: number }, PostRow>(sqlite, `
+    SELECT ${POST_COLUMNS}
+    FROM json_each(@ids) j JOIN posts p ON p.id = j.value JOIN users u ON u.id = p.user_id
+    WHERE (SELECT n FROM feed_epoch WHERE id = 1) = @epoch
+    ORDER BY p.created_at DESC, p.id DESC`);
+
+  /** `${viewer}/${limit}` → the post ids of that first page and the epoch they were read at. */
+  const firstPages = new Map<string, { ids: string; count: number; epoch: number }>();
 
   // Someone else's profile: public posts only, so anonymous ones are never listed.
   const publicOfUser = arrayRows<PageParams & { owner: number }, PostRow>(sqlite, `
@@ -169,11 +188,34 @@ export function createPostsRepository(sqlite: Database.Database) {
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
     following(viewer: number, followingCount: number, before: Keyset, limit: number) {
       const params = page(viewer, before, limit);
-      if (followingCount >= FOLLOWING_WALK_MIN) {
-        const recent = followingRecent.all({ ...params, scan: limit * FOLLOWING_WINDOW });
-        if (recent.length === limit) return toViews(recent, viewer);
+      const rowsNow = () => {
+        if (followingCount >= FOLLOWING_WALK_MIN) {
+          const recent = followingRecent.all({ ...params, scan: limit * FOLLOWING_WINDOW });
+          if (recent.length === limit) return recent;
+        }
+        return following.all(params);
+      };
+      if (before.createdAt !== NEWEST.createdAt || before.id !== NEWEST.id) return toViews(rowsNow(), viewer);
+
+      // The first page, what a client reloads: which posts it lists is cached until feed_epoch moves.
+      const key = `${viewer}/${limit}`;
+      const hit = firstPages.get(key);
+      if (hit) {
+        firstPages.delete(key);
+        const rows = cachedPage.all({ ids: hit.ids, viewer, epoch: hit.epoch });
+        if (rows.length === hit.count) {
+          firstPages.set(key, hit);
+          return toViews(rows, viewer);
+        }
       }
-      return toViews(following.all(params), viewer);
+      // The epoch is read before the page: a write between the two leaves the entry older than its page, never newer.
+      const epoch = feedEpoch.get()!;
+      const rows = rowsNow();
+      if (rows.length > 0) {
+        if (firstPages.size >= FOLLOWING_CACHE_MAX) firstPages.delete(firstPages.keys().next().value!);
+        firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
+      }
+      return toViews(rows, viewer);
     },
     /** All of the owner's posts; only for the owner themself. */
     ownPosts: (owner: number, before: Keyset, limit: number) =>

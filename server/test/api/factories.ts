@@ -93,7 +93,8 @@ export function client(app: Injector, token: string) {
 
 /**
  * Counts statement executions on a connection's Statements (every query runs
- * through all/get/run/iterate; pass fewer names to count only those), until the test ends.
+ * through all/get/run/iterate; pass fewer names to count only those) and keeps
+ * their SQL, until the test ends.
  */
 export function countStatements(
   sqlite: Database.Database,
@@ -101,12 +102,14 @@ export function countStatements(
   methods: readonly string[] = ['all', 'get', 'run', 'iterate'],
 ) {
   const proto = Object.getPrototypeOf(sqlite.prepare('SELECT 1'));
-  const counter = { count: 0 };
+  // `sql`: the text of each statement counted, in order.
+  const counter = { count: 0, sql: [] as string[] };
   const originals: Record<string, (...args: unknown[]) => unknown> = {};
   for (const name of methods) {
     originals[name] = proto[name];
-    proto[name] = function (this: unknown, ...args: unknown[]) {
+    proto[name] = function (this: { source: string }, ...args: unknown[]) {
       counter.count++;
+      counter.sql.push(this.source);
       return originals[name]!.apply(this, args);
     };
   }

@@ -276,8 +276,11 @@ t.test('the following feed gives the same pages whichever plan serves them', asy
         .all(me.id) as { id: number }[]
     ).map((r) => r.id);
 
-  // Page statements (.all) run for the first page: 1 when the recent window fills it, 2 when it falls back to the merge.
+  // Page statements (.all) run for the first page, told apart by their SQL: the cached
+  // page, the walk through the recent window, the merge of the followees' posts.
   const pageStatements = countStatements(db, t, ['all']);
+  const plan = (sql: string) =>
+    sql.includes('= @epoch') ? 'cached' : sql.includes('LIMIT @scan') ? 'walk' : sql.includes('FROM follows f') ? 'merge' : 'other';
   const readAll = async () => {
     const ids: number[] = [];
     let cursor = '';
@@ -289,19 +292,91 @@ t.test('the following feed gives the same pages whichever plan serves them', asy
       cursor = `&cursor=${encodeURIComponent(res.json.at(-1).cursor)}`;
     }
   };
-  const firstPageStatements = async () => {
-    pageStatements.count = 0;
+  const firstPagePlan = async () => {
+    pageStatements.sql = [];
     await asMe('GET', '/api/followFeed?limit=20');
-    return pageStatements.count;
+    return pageStatements.sql.map(plan).filter((p) => p !== 'other');
   };
 
-  t.equal(await firstPageStatements(), 1, 'recent posts are mostly by followees: the walk answers');
+  t.same(await firstPagePlan(), ['walk'], 'recent posts are mostly by followees: the walk answers');
+  t.same(await firstPagePlan(), ['cached'], 'read again with nothing new: the cached first page');
   t.same(await readAll(), expected(), 'every followed public post, newest first, no anonymous ones');
 
   // A stranger posts more than the walk looks at: the window holds no followed post.
   insertPosts(db, stranger.id, 20 * FOLLOWING_WINDOW + 10, clock);
-  t.equal(await firstPageStatements(), 2, 'the walk falls short and the merge answers');
+  t.same(await firstPagePlan(), ['cached', 'walk', 'merge'], 'the cached page is out of date, the walk falls short and the merge answers');
   t.same(await readAll(), expected(), 'the same pages from the merge');
+});
+
+t.test('the following feed\'s first page shows at once every change to what it lists', async (t) => {
+  // Runs inline and (feeds-read-workers.test.ts) on read workers, each with its own cached pages.
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('me');
+  const ann = await createUser('ann');
+  const ben = await createUser('ben');
+  const asMe = client(app, me.token);
+  const asAnn = client(app, ann.token);
+  const asBen = client(app, ben.token);
+  const db = app.database.sqlite;
+  insertPosts(db, ann.id, 3, 1_700_000_000_000);
+  insertPosts(db, ben.id, 3, 1_700_000_000_100);
+  for (const name of ['ann', 'ben']) t.equal((await asMe('POST', `/api/account/${name}/follow`)).status, 200);
+  const expected = () =>
+    (
+      db
+        .prepare(
+          `SELECT p.id FROM posts p JOIN follows f ON f.followee_id = p.user_id AND f.follower_id = ?
+           WHERE p.is_profile_picture = 0 AND p.is_anonymous = 0 ORDER BY p.created_at DESC, p.id DESC LIMIT ?`,
+        )
+        .all(me.id, 4) as { id: number }[]
+    ).map((r) => r.id);
+  const firstPage = async (limit = 4) => {
+    const res = await asMe('GET', `/api/followFeed?limit=${limit}`);
+    t.equal(res.status, 200);
+    return res.json as { postid: number; likeCount: number; likedByUser: boolean; commentCount: number; comments: { content: string }[]; username: string }[];
+  };
+  const ids = async (limit = 4) => (await firstPage(limit)).map((p) => p.postid);
+  // Several reads, so that every read worker has the page cached before each change.
+  const readsAgree = async (what: string) => {
+    for (let i = 0; i < 4; i++) t.same(await ids(), expected(), what);
+  };
+
+  await readsAgree('the newest 4 followed posts');
+  const newest = insertPost(db, { userId: ann.id, createdAt: 1_700_000_001_000 });
+  t.equal((await ids())[0], newest.id, 'a followee posts: first at once');
+  await readsAgree('and the rest shifts down');
+
+  const anonymous = insertPost(db, { userId: ann.id, isAnonymous: true, createdAt: 1_700_000_002_000 });
+  t.notOk((await ids()).includes(anonymous.id), 'an anonymous post is not listed');
+  insertPost(db, { userId: me.id, isProfilePicture: true, createdAt: 1_700_000_003_000 });
+  await readsAgree('a profile picture changes nothing');
+
+  // Counters, likedByUser and first comments are read fresh for a cached page.
+  t.equal((await asMe('POST', '/api/like', { postId: newest.id })).status, 201);
+  t.equal((await asBen('POST', '/api/comment', { postId: newest.id, comment: 'cheers' })).status, 201);
+  for (let i = 0; i < 4; i++) {
+    const top = (await firstPage())[0]!;
+    t.match(top, { postid: newest.id, likeCount: 1, likedByUser: true, commentCount: 1, comments: [{ content: 'cheers' }] });
+  }
+
+  t.equal((await asAnn('DELETE', `/api/post?postId=${newest.id}`)).status, 200);
+  t.notOk((await ids()).includes(newest.id), 'a deleted post leaves at once');
+  await readsAgree('the next one moves up');
+
+  t.equal((await asMe('DELETE', '/api/account/ann/follow')).status, 200);
+  t.same(
+    (await firstPage()).map((p) => p.username),
+    ['ben', 'ben', 'ben'],
+    'after unfollowing ann: only ben\'s three posts',
+  );
+  await readsAgree('still only ben\'s');
+  t.equal((await asMe('POST', '/api/account/ann/follow')).status, 200);
+  await readsAgree('following ann again brings hers back');
+
+  // Each page size has its own first page.
+  t.same(await ids(2), expected().slice(0, 2), 'a first page of 2');
+  await readsAgree('the page of 4 is still right');
+  t.same(await ids(2), expected().slice(0, 2), 'and of 2');
 });
 
 t.test('every feed route needs a valid token', async (t) => {
