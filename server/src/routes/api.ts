@@ -3,6 +3,7 @@ import { createCommentsRepository, type CommentsRepository } from '../domain/com
 import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
 import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
 import { createReadPool, type ReadPool } from '../db/read-pool.js';
+import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import type { UsersRepository } from '../domain/users-repository.js';
 import commentRoutes from './comments.js';
@@ -27,6 +28,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   const deps: ApiDeps = {
     posts,
     reads,
+    writes: createWriteBatcher(sqlite),
     users: fastify.users,
     likes: createLikesRepository(sqlite, posts),
     comments: createCommentsRepository(sqlite, posts),
@@ -45,6 +47,8 @@ export interface ApiDeps {
   posts: PostsRepository;
   /** Feed pages as JSON text, computed on the read workers. */
   reads: ReadPool;
+  /** Likes, comments and follows committed together with the others sent at the same time. */
+  writes: WriteBatcher;
   users: UsersRepository;
   likes: LikesRepository;
   comments: CommentsRepository;

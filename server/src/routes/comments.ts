@@ -24,7 +24,7 @@ export function cleanComment(raw: string): string {
 }
 
 /** Comments of a post: list (oldest first), add, delete (only by the commenter). */
-const commentRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { comments }) => {
+const commentRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { comments, writes }) => {
   fastify.get(
     '/comment',
     {
@@ -57,7 +57,7 @@ const commentRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { comm
     async (request, reply) => {
       const postId = parseId(request.body.postId, 'postId');
       const text = cleanComment(request.body.comment);
-      const created = comments.add(postId, request.user, text);
+      const created = await writes.run(() => comments.add(postId, request.user, text));
       return reply.code(201).send(created);
     },
   );
@@ -71,7 +71,8 @@ const commentRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { comm
       },
     },
     async (request) => {
-      comments.delete(parseId(request.query.commentId, 'commentId'), request.user.id);
+      const commentId = parseId(request.query.commentId, 'commentId');
+      await writes.run(() => comments.delete(commentId, request.user.id));
       return { deleted: true as const };
     },
   );

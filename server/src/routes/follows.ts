@@ -6,7 +6,7 @@ import { ErrorBody, errors, FollowState, UsernameParams } from './api-schemas.js
 const responses = { 200: FollowState, ...errors, 409: ErrorBody };
 
 /** Followers of a user, follow and unfollow. Usernames match in any case. */
-const followRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { follows }) => {
+const followRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { follows, writes }) => {
   fastify.get(
     '/account/:username/followers',
     { schema: { params: UsernameParams, response: { 200: Type.Array(Type.Object({ username: Type.String() })), ...errors } } },
@@ -14,11 +14,11 @@ const followRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { follo
   );
 
   fastify.post('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
-    follows.follow(request.user.id, request.params.username),
+    writes.run(() => follows.follow(request.user.id, request.params.username)),
   );
 
   fastify.delete('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
-    follows.unfollow(request.user.id, request.params.username),
+    writes.run(() => follows.unfollow(request.user.id, request.params.username)),
   );
 };
 

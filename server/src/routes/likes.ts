@@ -8,7 +8,7 @@ const PostIdQuery = Type.Object({ postId: IdParam });
 const responses = { ...errors, 409: ErrorBody };
 
 /** Likes of a post: read, like (once), unlike. */
-const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes }) => {
+const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes, writes }) => {
   fastify.get('/like', { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } }, async (request) =>
     likes.get(parseId(request.query.postId, 'postId'), request.user.id),
   );
@@ -22,7 +22,8 @@ const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes }
       },
     },
     async (request, reply) => {
-      const state = likes.like(parseId(request.body.postId, 'postId'), request.user.id);
+      const postId = parseId(request.body.postId, 'postId');
+      const state = await writes.run(() => likes.like(postId, request.user.id));
       return reply.code(201).send(state);
     },
   );
@@ -30,7 +31,10 @@ const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes }
   fastify.delete(
     '/like',
     { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } },
-    async (request) => likes.unlike(parseId(request.query.postId, 'postId'), request.user.id),
+    async (request) => {
+      const postId = parseId(request.query.postId, 'postId');
+      return writes.run(() => likes.unlike(postId, request.user.id));
+    },
   );
 };
 

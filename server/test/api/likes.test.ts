@@ -82,3 +82,41 @@ t.test('like routes need a valid token', async (t) => {
     t.equal(bad.statusCode, 401, `${method} ${url} with a bad token`);
   }
 });
+
+t.test('likes, comments and follows sent at once: each answered on its own, counters exact', async (t) => {
+  // Requests in flight together are committed together (db/write-batch.ts); each still gets its own answer.
+  const { app, createUser } = await buildTestApp(t);
+  const author = await createUser('author');
+  const db = app.database.sqlite;
+  const posts = [insertPost(db, { userId: author.id }), insertPost(db, { userId: author.id })];
+  const fans = await Promise.all(['f1', 'f2', 'f3', 'f4', 'f5'].map((name) => createUser(name)));
+  const asFans = fans.map((f) => client(app, f.token));
+
+  const answers = await Promise.all([
+    ...asFans.map((as) => as('POST', '/api/like', { postId: posts[0]!.id })),
+    asFans[0]!('POST', '/api/like', { postId: posts[0]!.id }), // the same like twice at once
+    asFans[0]!('POST', '/api/like', { postId: 999_999 }), // no such post
+    ...asFans.map((as, i) => as('POST', '/api/comment', { postId: posts[1]!.id, comment: `cheers ${i}` })),
+    ...asFans.map((as) => as('POST', '/api/account/author/follow')),
+  ]);
+  const statuses = answers.map((a) => a.status);
+  t.same(statuses.slice(0, 5), [201, 201, 201, 201, 201], 'five likes');
+  t.same(statuses.slice(5, 7), [409, 404], 'the repeated like and the missing post fail alone');
+  t.same(answers[6]!.json, { error: 'not_found', message: 'This post does not exist.' });
+  t.same(statuses.slice(7, 12), [201, 201, 201, 201, 201], 'five comments');
+  t.same(statuses.slice(12), [200, 200, 200, 200, 200], 'five follows');
+  t.same(
+    answers.slice(0, 5).map((a) => a.json.likeCount).sort(),
+    [1, 2, 3, 4, 5],
+    'each like answered with the count right after it',
+  );
+  t.same(
+    answers.slice(12).map((a) => a.json.followerCount).sort(),
+    [1, 2, 3, 4, 5],
+  );
+  t.match(postCounters(db, posts[0]!.id), { likeCount: 5, likes: 5 });
+  t.match(postCounters(db, posts[1]!.id), { commentCount: 5, comments: 5 });
+  t.match(userCounters(db, author.id), { likesReceived: 5, commentsReceived: 5, followerCount: 5 });
+  const listed = await asFans[1]!('GET', `/api/comment?postId=${posts[1]!.id}`);
+  t.same(listed.json.map((c: { content: string }) => c.content).sort(), ['cheers 0', 'cheers 1', 'cheers 2', 'cheers 3', 'cheers 4']);
+});
