@@ -209,9 +209,10 @@ export function createPostsRepository(sqlite: Database.Database) {
         }
       }
       // The epoch is read before the page: a write between the two leaves the entry older than its page, never newer.
-      const epoch = feedEpoch.get()!;
+      const epoch = feedEpoch.get();
       const rows = rowsNow();
-      if (rows.length > 0) {
+      // No epoch row (a database edited by hand): answer without caching.
+      if (rows.length > 0 && epoch !== undefined) {
         if (firstPages.size >= FOLLOWING_CACHE_MAX) firstPages.delete(firstPages.keys().next().value!);
         firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
       }

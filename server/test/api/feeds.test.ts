@@ -379,6 +379,24 @@ t.test('the following feed\'s first page shows at once every change to what it l
   t.same(await ids(2), expected().slice(0, 2), 'and of 2');
 });
 
+t.test('without its feed_epoch row the following feed still answers, uncached', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const me = await createUser('me');
+  const ann = await createUser('ann');
+  const asMe = client(app, me.token);
+  const db = app.database.sqlite;
+  const [first] = insertPosts(db, ann.id, 1, 1_700_000_000_000);
+  t.equal((await asMe('POST', '/api/account/ann/follow')).status, 200);
+  db.exec('DELETE FROM feed_epoch');
+  for (let i = 0; i < 3; i++) {
+    const res = await asMe('GET', '/api/followFeed');
+    t.equal(res.status, 200);
+    t.same(res.json.map((p: { postid: number }) => p.postid), [first]);
+  }
+  const next = insertPost(db, { userId: ann.id, createdAt: 1_700_000_001_000 });
+  t.same((await asMe('GET', '/api/followFeed')).json.map((p: { postid: number }) => p.postid), [next.id, first], 'a new post shows at once');
+});
+
 t.test('every feed route needs a valid token', async (t) => {
   const { app } = await buildTestApp(t);
   for (const url of ['/api/discover-posts', '/api/followFeed', '/api/user-posts', '/api/view-user-posts?username=a']) {
