@@ -28,48 +28,38 @@ interface Queued {
  * writes sent together share the commit, the locks and the pages they both touch.
  */
 export function createWriteBatcher(sqlite: Database.Database, maxBatch = WRITE_BATCH_MAX): WriteBatcher {
-  const begin = sqlite.prepare('BEGIN IMMEDIATE');
-  const commit = sqlite.prepare('COMMIT');
-  const rollback = sqlite.prepare('ROLLBACK');
   let queue: Queued[] = [];
   let scheduled = false;
 
-  const fail = (batch: Queued[], err: unknown) => {
-    for (const item of batch) item.reject(err);
-  };
+  type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+  // better-sqlite3's wrapper: BEGIN, the function, COMMIT; ROLLBACK if either throws.
+  const runAll = sqlite.transaction((batch: Queued[]): Outcome[] =>
+    batch.map((item): Outcome => {
+      let outcome: Outcome;
+      try {
+        outcome = { ok: true, value: item.write() };
+      } catch (err) {
+        outcome = { ok: false, err };
+      }
+      // SQLite rolls the whole transaction back on some errors (disk full, I/O): then nothing in it stands.
+      if (!sqlite.inTransaction) throw outcome.ok ? new Error('write batch: the transaction was rolled back') : outcome.err;
+      return outcome;
+    }),
+  );
 
   function flush() {
     scheduled = false;
     const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
     if (batch === queue) queue = [];
     if (queue.length > 0) schedule();
-    if (sqlite.inTransaction) {
+    let outcomes: Outcome[];
+    try {
       // Only possible if a caller left a transaction open across an await: never join it.
-      return fail(batch, new Error('write batch: a transaction is already open on this connection'));
-    }
-    try {
-      begin.run();
+      if (sqlite.inTransaction) throw new Error('write batch: a transaction is already open on this connection');
+      outcomes = runAll.immediate(batch);
     } catch (err) {
-      return fail(batch, err);
-    }
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
-    for (const item of batch) {
-      try {
-        outcomes.push({ ok: true, value: item.write() });
-      } catch (err) {
-        outcomes.push({ ok: false, err });
-      }
-      // SQLite rolls the whole transaction back on some errors (disk full, I/O): then nothing in it stands.
-      if (!sqlite.inTransaction) {
-        const last = outcomes.at(-1)!;
-        return fail(batch, last.ok ? new Error('write batch: the transaction was rolled back') : last.err);
-      }
-    }
-    try {
-      commit.run();
-    } catch (err) {
-      if (sqlite.inTransaction) rollback.run();
-      return fail(batch, err);
+      for (const item of batch) item.reject(err);
+      return;
     }
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
