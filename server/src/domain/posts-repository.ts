@@ -12,6 +12,8 @@ export const FOLLOWING_WALK_MIN = 50;
 export const FOLLOWING_WINDOW = 10;
 /** First pages of the following feed kept per connection (one per viewer and page size), least recently read dropped first. */
 export const FOLLOWING_CACHE_MAX = 10_000;
+/** Posts whose first comments are kept per connection, least recently shown dropped first. */
+export const FIRST_COMMENTS_CACHE_MAX = 10_000;
 
 interface PageParams {
   viewer: number;
@@ -45,11 +47,12 @@ const BEFORE = (alias: string) =>
   `${alias}.created_at <= @ts AND (${alias}.created_at < @ts OR ${alias}.id < @id)`;
 
 /**
- * Feed and profile pages. Each page costs one keyset statement (two for a following
- * page whose recent window falls short) plus at most one batched statement for the
- * first comments of all its posts, whatever the page size. The following feed's
- * first page adds a read of feed_epoch when it is not cached, and a cached one is
- * a single statement for the posts.
+ * Feed and profile pages, each read in one transaction (one snapshot). Each page costs
+ * one keyset statement (two for a following page whose recent window falls short),
+ * a read of comments_epoch when a post on it has comments, and at most one batched
+ * statement for the first comments of the posts whose comments are not kept, whatever
+ * the page size. The following feed's first page adds a read of feed_epoch when it
+ * is not cached, and a cached one is a single statement for the posts.
  */
 export function createPostsRepository(sqlite: Database.Database) {
   const discover = arrayRows<PageParams, PostRow>(sqlite, `
@@ -157,20 +160,50 @@ export function createPostsRepository(sqlite: Database.Database) {
     JOIN users u ON u.id = c.user_id
     ORDER BY c.created_at, c.id`);
 
+  // A post's first comments move only with its comment_count or comments_epoch (migration 0004).
+  const commentsEpoch = sqlite.prepare<[], number>('SELECT n FROM comments_epoch WHERE id = 1').pluck();
+
+  /** Post id → its first comments and the comment_count and comments_epoch they were read at. */
+  const keptComments = new Map<number, { count: number; epoch: number; rows: CommentRow[] }>();
+
   const visible = sqlite.prepare<[number], VisiblePost>(`
     SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
     FROM posts p JOIN users u ON u.id = p.user_id
     WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
 
-  /** Turns a page of rows into Posts, with the first comments fetched in one batch. */
+  /**
+   * Turns a page of rows into Posts, with the first comments of its posts: kept ones
+   * while their post's comment_count and comments_epoch have not moved, the others
+   * fetched in one batch. Runs in the page's transaction, so the counts, the epoch
+   * and the comments are one snapshot.
+   */
   function toViews(rows: PostRow[], viewer: number): PostView[] {
-    const withComments = rows.filter((r) => r.commentCount > 0).map((r) => r.id);
     const byPost = new Map<number, CommentRow[]>();
-    if (withComments.length > 0) {
-      for (const c of firstComments.all([JSON.stringify(withComments)])) {
+    const missing: PostRow[] = [];
+    let epoch: number | undefined;
+    for (const r of rows) {
+      if (r.commentCount === 0) continue;
+      epoch ??= commentsEpoch.get();
+      const kept = keptComments.get(r.id);
+      if (kept && kept.count === r.commentCount && kept.epoch === epoch) {
+        keptComments.delete(r.id);
+        keptComments.set(r.id, kept);
+        byPost.set(r.id, kept.rows);
+      } else missing.push(r);
+    }
+    if (missing.length > 0) {
+      for (const c of firstComments.all([JSON.stringify(missing.map((r) => r.id))])) {
         const list = byPost.get(c.postId);
         if (list) list.push(c);
         else byPost.set(c.postId, [c]);
+      }
+      // No epoch row (a database edited by hand): answer without keeping anything.
+      if (epoch !== undefined) {
+        for (const r of missing) {
+          keptComments.delete(r.id);
+          if (keptComments.size >= FIRST_COMMENTS_CACHE_MAX) keptComments.delete(keptComments.keys().next().value!);
+          keptComments.set(r.id, { count: r.commentCount, epoch, rows: byPost.get(r.id) ?? [] });
+        }
       }
     }
     return rows.map((r) => postView(r, viewer, byPost.get(r.id) ?? []));
@@ -183,10 +216,14 @@ export function createPostsRepository(sqlite: Database.Database) {
     limit,
   });
 
+  // One read transaction per page: one snapshot for the page, the epochs and the comments,
+  // and one lock of the WAL instead of one per statement.
+  const read = <A extends unknown[], R>(fn: (...args: A) => R) => sqlite.transaction(fn) as unknown as (...args: A) => R;
+
   return {
-    discover: (viewer: number, before: Keyset, limit: number) => toViews(discover.all(page(viewer, before, limit)), viewer),
+    discover: read((viewer: number, before: Keyset, limit: number) => toViews(discover.all(page(viewer, before, limit)), viewer)),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
-    following(viewer: number, followingCount: number, before: Keyset, limit: number) {
+    following: read((viewer: number, followingCount: number, before: Keyset, limit: number) => {
       const params = page(viewer, before, limit);
       const rowsNow = () => {
         if (followingCount >= FOLLOWING_WALK_MIN) {
@@ -217,13 +254,13 @@ export function createPostsRepository(sqlite: Database.Database) {
         firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
       }
       return toViews(rows, viewer);
-    },
+    }),
     /** All of the owner's posts; only for the owner themself. */
-    ownPosts: (owner: number, before: Keyset, limit: number) =>
-      toViews(allOfUser.all({ ...page(owner, before, limit), owner }), owner),
+    ownPosts: read((owner: number, before: Keyset, limit: number) =>
+      toViews(allOfUser.all({ ...page(owner, before, limit), owner }), owner)),
     /** What anyone sees on a profile: never the anonymous posts. */
-    publicPosts: (owner: number, viewer: number, before: Keyset, limit: number) =>
-      toViews(publicOfUser.all({ ...page(viewer, before, limit), owner }), viewer),
+    publicPosts: read((owner: number, viewer: number, before: Keyset, limit: number) =>
+      toViews(publicOfUser.all({ ...page(viewer, before, limit), owner }), viewer)),
     findVisible: (postId: number) => visible.get(postId),
   };
 }
