@@ -6,10 +6,12 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import fp from 'fastify-plugin';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import app from '../../src/app.js';
 import { issueAccessToken } from '../../src/auth/issue.js';
 import { loadConfig } from '../../src/config.js';
+import { USER_CACHE_RECHECK_MS } from '../../src/domain/users-repository.js';
 import { fastifyOptions } from '../../src/fastify-options.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { injectUrl, makeJpeg, presign } from '../media/upload-helpers.js';
@@ -98,6 +100,34 @@ t.test('every kind of bad token is answered 401 in our error shape, on reads and
   };
   t.equal(row.username, 'alice');
   t.not(row.deletedAt, null);
+});
+
+t.test('the user behind a token is read again when the account changes, here or in another process', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const db = app.database.sqlite;
+  const as = (token: string, url = '/api/user-posts') => app.inject({ method: 'GET', url, headers: bearer(token) });
+  t.equal((await as(alice.token)).statusCode, 200);
+  t.equal((await as(bob.token)).statusCode, 200);
+
+  // The row is removed on this connection (a hand edit): the same token signs in a new account, never the old id.
+  db.prepare('DELETE FROM users WHERE id = ?').run(bob.id);
+  const again = await as(bob.token);
+  t.equal(again.statusCode, 200, 'a removed user signs in anew');
+  const newId = (db.prepare('SELECT id FROM users WHERE sub = ?').get(bob.sub) as { id: number }).id;
+  t.not(newId, bob.id, 'as a new row');
+  t.equal((await app.inject({ method: 'POST', url: '/api/account/alice/follow', headers: bearer(bob.token) })).statusCode, 200, 'and can write as it');
+  t.equal((db.prepare('SELECT following_count AS n FROM users WHERE id = ?').get(newId) as { n: number }).n, 1);
+
+  // Another process (the sqlite3 shell, a script) deletes alice: refused once the server has looked, within USER_CACHE_RECHECK_MS.
+  const other = new Database(db.name);
+  t.teardown(() => other.close());
+  other.prepare('UPDATE users SET deleted_at = ? WHERE id = ?').run(Date.now(), alice.id);
+  await new Promise((resolve) => setTimeout(resolve, USER_CACHE_RECHECK_MS + 50));
+  t.equal((await as(alice.token)).statusCode, 401, 'deleted by another connection: refused');
+  t.equal((await as(alice.token, '/api/discover-posts')).statusCode, 401, 'on every route');
+  t.equal((await as(bob.token)).statusCode, 200, 'others are unaffected');
 });
 
 t.test('tokens and upload signatures never appear in the server log', async (t) => {
