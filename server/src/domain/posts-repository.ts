@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { arrayRows } from '../db/rows.js';
+import { LruMap } from '../lru.js';
 import { NEWEST, type Keyset } from './paging.js';
 import { postView, type CommentRow, type PostRow, type PostView } from './views.js';
 
@@ -115,7 +116,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY p.created_at DESC, p.id DESC`);
 
   /** `${viewer}/${limit}` → the post ids of that first page and the epoch they were read at. */
-  const firstPages = new Map<string, { ids: string; count: number; epoch: number }>();
+  const firstPages = new LruMap<string, { ids: string; count: number; epoch: number }>(FOLLOWING_CACHE_MAX);
 
   // Someone else's profile: public posts only, so anonymous ones are never listed.
   const publicOfUser = arrayRows<PageParams & { owner: number }, PostRow>(sqlite, `
@@ -164,7 +165,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   const commentsEpoch = sqlite.prepare<[], number>('SELECT n FROM comments_epoch WHERE id = 1').pluck();
 
   /** Post id → its first comments and the comment_count and comments_epoch they were read at. */
-  const keptComments = new Map<number, { count: number; epoch: number; rows: CommentRow[] }>();
+  const keptComments = new LruMap<number, { count: number; epoch: number; rows: CommentRow[] }>(FIRST_COMMENTS_CACHE_MAX);
 
   const visible = sqlite.prepare<[number], VisiblePost>(`
     SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
@@ -185,11 +186,8 @@ export function createPostsRepository(sqlite: Database.Database) {
       if (r.commentCount === 0) continue;
       epoch ??= commentsEpoch.get();
       const kept = keptComments.get(r.id);
-      if (kept && kept.count === r.commentCount && kept.epoch === epoch) {
-        keptComments.delete(r.id);
-        keptComments.set(r.id, kept);
-        byPost.set(r.id, kept.rows);
-      } else missing.push(r);
+      if (kept && kept.count === r.commentCount && kept.epoch === epoch) byPost.set(r.id, kept.rows);
+      else missing.push(r);
     }
     if (missing.length > 0) {
       for (const c of firstComments.all([JSON.stringify(missing.map((r) => r.id))])) {
@@ -199,11 +197,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       }
       // No epoch row (a database edited by hand): answer without keeping anything.
       if (epoch !== undefined) {
-        for (const r of missing) {
-          keptComments.delete(r.id);
-          if (keptComments.size >= FIRST_COMMENTS_CACHE_MAX) keptComments.delete(keptComments.keys().next().value!);
-          keptComments.set(r.id, { count: r.commentCount, epoch, rows: byPost.get(r.id) ?? [] });
-        }
+        for (const r of missing) keptComments.set(r.id, { count: r.commentCount, epoch, rows: byPost.get(r.id) ?? [] });
       }
     }
     return rows.map((r) => postView(r, viewer, byPost.get(r.id) ?? []));
@@ -238,21 +232,15 @@ export function createPostsRepository(sqlite: Database.Database) {
       const key = `${viewer}/${limit}`;
       const hit = firstPages.get(key);
       if (hit) {
-        firstPages.delete(key);
         const rows = cachedPage.all({ ids: hit.ids, viewer, epoch: hit.epoch });
-        if (rows.length === hit.count) {
-          firstPages.set(key, hit);
-          return toViews(rows, viewer);
-        }
+        if (rows.length === hit.count) return toViews(rows, viewer);
+        firstPages.delete(key);
       }
       // The epoch is read before the page: a write between the two leaves the entry older than its page, never newer.
       const epoch = feedEpoch.get();
       const rows = rowsNow();
       // No epoch row (a database edited by hand): answer without caching.
-      if (rows.length > 0 && epoch !== undefined) {
-        if (firstPages.size >= FOLLOWING_CACHE_MAX) firstPages.delete(firstPages.keys().next().value!);
-        firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
-      }
+      if (rows.length > 0 && epoch !== undefined) firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
       return toViews(rows, viewer);
     }),
     /** All of the owner's posts; only for the owner themself. */

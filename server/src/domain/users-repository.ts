@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { LruMap } from '../lru.js';
 
 export interface AuthUser {
   id: number;
@@ -244,7 +245,7 @@ export function createUsersRepository(sqlite: Database.Database) {
     WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL
     ORDER BY username COLLATE NOCASE LIMIT ?`);
 
-  const known = new Map<string, UserRow>();
+  const known = new LruMap<string, UserRow>(USER_CACHE_MAX);
   // following_count changes in place: it only picks a plan, and every follow moves it.
   onUserChange(sqlite, ({ sub, followingCount }) => {
     const row = known.get(sub);
@@ -264,16 +265,9 @@ export function createUsersRepository(sqlite: Database.Database) {
       seenVersion = version;
     }
     const kept = known.get(sub);
-    if (kept) {
-      known.delete(sub);
-      known.set(sub, kept);
-      return kept;
-    }
+    if (kept) return kept;
     const row = bySub.get(sub);
-    if (row) {
-      if (known.size >= USER_CACHE_MAX) known.delete(known.keys().next().value!);
-      known.set(sub, row);
-    }
+    if (row) known.set(sub, row);
     return row;
   }
 
