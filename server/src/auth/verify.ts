@@ -75,20 +75,39 @@ export function usernameFromClaims(claims: TokenClaims): string {
  * kept, an entry is never used past the token's `exp`, and the cache is bounded
  * (oldest out first). Deleted accounts are still refused per request by the
  * user lookup that follows verification.
+ *
+ * Requests that arrive with the same new token while it is being verified
+ * share that one verification (a client opening the app sends several at
+ * once). They also resume in the order they arrived: two separately started
+ * verifications could finish in either order, so a like sent twice at once
+ * could otherwise have its second copy recorded and the first refused.
  */
 export function cacheVerifiedTokens(verify: VerifyToken, max = 10_000, now: () => number = Date.now): VerifyToken {
   const cache = new Map<string, TokenClaims>();
+  const inFlight = new Map<string, Promise<TokenClaims>>();
   return async (token) => {
     const hit = cache.get(token);
     if (hit !== undefined) {
       if (typeof hit.exp === 'number' && hit.exp * 1000 > now()) return hit;
       cache.delete(token);
     }
-    const claims = await verify(token);
-    if (typeof claims.exp === 'number' && claims.exp * 1000 > now()) {
-      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-      cache.set(token, claims);
-    }
-    return claims;
+    const pending = inFlight.get(token);
+    if (pending !== undefined) return pending;
+    const verifying = verify(token).then(
+      (claims) => {
+        inFlight.delete(token);
+        if (typeof claims.exp === 'number' && claims.exp * 1000 > now()) {
+          if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+          cache.set(token, claims);
+        }
+        return claims;
+      },
+      (err: unknown) => {
+        inFlight.delete(token);
+        throw err;
+      },
+    );
+    inFlight.set(token, verifying);
+    return verifying;
   };
 }

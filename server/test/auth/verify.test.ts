@@ -109,3 +109,43 @@ t.test('verified tokens are remembered until they expire, never longer, and fail
   await verify(a);
   t.equal(calls, before + 1, 'the cache holds at most its bound (the oldest entry went first)');
 });
+
+t.test('the same new token sent several times at once is verified once, and the requests resume in the order they came', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const inner = createTokenVerifier(auth, [jwk]);
+  let calls = 0;
+  const releases: Array<() => void> = [];
+  // Each verification waits until the test lets it finish, so the test decides the finishing order.
+  const gated = async (token: string) => {
+    calls++;
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return inner(token);
+  };
+  const verify = cacheVerifiedTokens(gated);
+  const token = await sign(privateKey, { preferred_username: 'alice' });
+  const other = await sign(privateKey, { preferred_username: 'bob' });
+  const order: string[] = [];
+  const done = [
+    verify(token).then(() => order.push('first')),
+    verify(other).then(() => order.push('other')),
+    verify(token).then(() => order.push('second')),
+    verify(token).then(() => order.push('third')),
+  ];
+  t.equal(calls, 2, 'one verification per distinct token, however many requests carry it');
+  releases[1]!(); // bob's finishes first
+  releases[0]!();
+  await Promise.all(done);
+  t.same(order.filter((o) => o !== 'other'), ['first', 'second', 'third'], 'same-token requests resume in arrival order');
+  await verify(token);
+  t.equal(calls, 2, 'and the verified token is then remembered');
+
+  const forged = await sign((await keypair()).privateKey);
+  const refused = [verify(forged), verify(forged)];
+  t.equal(calls, 3);
+  releases[2]!();
+  for (const r of refused) await t.rejects(r, { name: 'TokenError' });
+  const again = verify(forged);
+  t.equal(calls, 4, 'a refusal is shared only while it is in flight, never remembered');
+  releases[3]!();
+  await t.rejects(again, { name: 'TokenError' });
+});
