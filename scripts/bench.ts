@@ -16,7 +16,7 @@ import { loadConfig } from '../server/src/config.js';
 import { openDatabase } from '../server/src/db/client.js';
 import { measureFloor, type FloorResult } from './bench/floor.js';
 import { photoFile } from './bench/images.js';
-import { cpuMicros, freePort, memory, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
+import { cpuMicros, cpuSnapshot, freePort, memory, otherWork, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
 import { createRng } from './bench/random.js';
 import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
 import { SEED_FORMAT, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
@@ -418,6 +418,7 @@ async function startConstant(page: unknown[]) {
 async function main() {
   const started = new Date();
   const startLoad = os.loadavg();
+  const startCpu = cpuSnapshot();
   const rows: Row[] = [];
   const targets: Target[] = [];
   const notes: string[] = [];
@@ -745,13 +746,15 @@ async function main() {
     // not a checkout
   }
   const c = mainSet.info.counts;
+  const other = otherWork(startCpu, cpuSnapshot());
   const header = [
     `### ${scale === 'reference' ? 'Reference' : 'Small'} scale — ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM, Linux ${os.release()}, Node ${process.version}, SQLite ${sqliteVersion}; commit ${commit}; load average at start ${startLoad.map((x) => x.toFixed(2)).join(' ')}, at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
     `Data: ${c.users.toLocaleString('en-US')} users, ${c.posts.toLocaleString('en-US')} posts (+${c.profilePictures.toLocaleString('en-US')} profile pictures), ${c.likes.toLocaleString('en-US')} likes, ${c.comments.toLocaleString('en-US')} comments, ${c.follows.toLocaleString('en-US')} follows (seeded in ${mainSet.info.seconds.toFixed(1)} s${mainSet.info.cpuSeconds ? `, ${mainSet.info.cpuSeconds.toFixed(1)} s CPU` : ''}).`,
-    ...(Math.max(startLoad[0]!, os.loadavg()[0]!) > os.cpus().length * 0.75
-      ? [`**The machine was busy** (load average up to ${Math.max(startLoad[0]!, os.loadavg()[0]!).toFixed(1)} on ${os.cpus().length} cores, other work running): absolute figures are low and noisy; compare ratios within this run, and CPU µs per request.`]
+    `Other work while it ran: ${other.otherCores.toFixed(2)} of a core on average besides this bench and its servers; ${(other.stealCores * 100).toFixed(1)}% of a core stolen by the hypervisor.`,
+    ...(other.otherCores > 0.25 || other.stealCores > 0.1
+      ? [`**The machine was busy** (other work or the hypervisor took ${(other.otherCores + other.stealCores).toFixed(2)} of ${os.cpus().length} cores on average): absolute figures are low and noisy; compare ratios within this run, and CPU µs per request.`]
       : []),
     `Load: autocannon, ${connections} connections, ${duration} s per case, median of ${runs} run(s); server via ${serverMode}, LOG_LEVEL=${values['log-level']}.`,
     ...notes.map((n) => `${n}`),

@@ -101,3 +101,36 @@ export function resetPeak(pid: number): boolean {
     return false;
   }
 }
+
+export interface CpuSnapshot {
+  /** Busy CPU time of the whole machine (every core), µs. */
+  machine: number;
+  /** Time the hypervisor gave to others while this VM wanted to run, µs. */
+  steal: number;
+  /** This process and its children that have exited (the servers it stopped), µs. */
+  own: number;
+  at: number;
+}
+
+/**
+ * Where the machine's CPU time went, to tell this bench's own load (the load
+ * generator in this process, the servers it started) from other work: the
+ * load average cannot, since the bench itself keeps two cores busy.
+ */
+export function cpuSnapshot(): CpuSnapshot {
+  const total = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = total;
+  const self = readFileSync('/proc/self/stat', 'utf8');
+  const f = self.slice(self.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime are fields 14-17 of the line, 12-15 after "pid (comm) ".
+  const own = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  const us = (ticks: number) => (ticks * 1e6) / TICKS_PER_SECOND;
+  return { machine: us(user + nice + system + irq + softirq), steal: us(steal), own: us(own), at: performance.now() };
+}
+
+/** Cores' worth of CPU used by other work, and stolen, between two snapshots (servers still running count as other). */
+export function otherWork(a: CpuSnapshot, b: CpuSnapshot): { otherCores: number; stealCores: number } {
+  const wall = (b.at - a.at) * 1000;
+  return { otherCores: Math.max(0, b.machine - a.machine - (b.own - a.own)) / wall, stealCores: (b.steal - a.steal) / wall };
+}
