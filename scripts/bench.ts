@@ -442,7 +442,7 @@ async function main() {
   log('Database floor (the feed SQL on better-sqlite3):');
   const floor = await measureFloor(dbFile, mainSet.info.reader.id, mainSet.info.searchPrefixes[0] ?? 'hop');
   const smallFloor = smallSet ? await measureFloor(join(smallSet.dir, 'shower-beer.db'), smallSet.info.reader.id, 'hop') : null;
-  log(`  discover ${floor.discoverPage.toFixed(0)} µs, +comments ${floor.discoverWithComments.toFixed(0)} µs; following ${floor.followingPage.toFixed(0)} µs, +comments ${floor.followingWithComments.toFixed(0)} µs; search ${floor.searchPrefix.toFixed(1)} µs${floor.repoDiscover ? `; server repository discover ${floor.repoDiscover.toFixed(0)} µs, following ${floor.repoFollowing?.toFixed(0)} µs` : ''}`);
+  log(`  discover ${floor.discoverPage.toFixed(0)} µs, +comments ${floor.discoverWithComments.toFixed(0)} µs; following ${floor.followingPage.toFixed(0)} µs, +comments ${floor.followingWithComments.toFixed(0)} µs; search ${floor.searchPrefix.toFixed(1)} µs${floor.repoDiscover ? `; server's read task (SQL + JSON) discover ${floor.repoDiscover.toFixed(0)} µs, following ${floor.repoFollowing?.toFixed(0)} µs` : ''}`);
   const pools = writePools(dbFile, mainSet.info.reader.id);
 
   // ---- the real server on the main set
@@ -643,11 +643,11 @@ async function main() {
   const pageBytes = Buffer.byteLength(JSON.stringify(realPage));
   const real = feeds.discover !== undefined;
   rows.push({ name: `Baseline: constant 20-post page, bare Fastify (${(pageBytes / 1024).toFixed(1)} KB)`, ...ceiling, note: `${real ? 'the real Discover answer, replayed' : 'synthetic page (Discover not there yet)'}; measured in turn with the feed pages, run by run` });
-  rows.push({ name: 'Baseline: Discover SQL on better-sqlite3 (20 posts, counters, likedByUser)', p50: floor.discoverPage / 1000, note: `${floor.discoverPage.toFixed(0)} µs CPU per page; +first comments ${floor.discoverWithComments.toFixed(0)} µs${floor.repoDiscover ? `; the server's repository ${floor.repoDiscover.toFixed(0)} µs` : ''}` });
+  rows.push({ name: 'Baseline: Discover SQL on better-sqlite3 (20 posts, counters, likedByUser)', p50: floor.discoverPage / 1000, note: `${floor.discoverPage.toFixed(0)} µs CPU per page; +first comments ${floor.discoverWithComments.toFixed(0)} µs${floor.repoDiscover ? `; the server's read task (SQL + JSON) ${floor.repoDiscover.toFixed(0)} µs` : ''}` });
   const repoFollowing = (f: FloorResult) =>
     f.repoFollowing === undefined ? '' : f.repoFollowingComputed === undefined ? `${f.repoFollowing.toFixed(0)}` : `${f.repoFollowingComputed.toFixed(0)} (cached first page ${f.repoFollowing.toFixed(0)})`;
-  rows.push({ name: 'Baseline: Following SQL on better-sqlite3', p50: floor.followingPage / 1000, note: `${floor.followingPage.toFixed(0)} µs CPU per page; +first comments ${floor.followingWithComments.toFixed(0)} µs${floor.repoFollowing ? `; the server's repository ${repoFollowing(floor)} µs` : ''}` });
-  if (smallFloor) rows.push({ name: 'Baseline: feed SQL at 10k posts', p50: smallFloor.discoverPage / 1000, note: `Discover ${smallFloor.discoverPage.toFixed(0)} µs per page, following ${smallFloor.followingPage.toFixed(0)} µs${smallFloor.repoDiscover ? `; the server's repository ${smallFloor.repoDiscover.toFixed(0)} / ${repoFollowing(smallFloor)} µs` : ''}` });
+  rows.push({ name: 'Baseline: Following SQL on better-sqlite3', p50: floor.followingPage / 1000, note: `${floor.followingPage.toFixed(0)} µs CPU per page; +first comments ${floor.followingWithComments.toFixed(0)} µs${floor.repoFollowing ? `; the server's read task (SQL + JSON) ${repoFollowing(floor)} µs` : ''}` });
+  if (smallFloor) rows.push({ name: 'Baseline: feed SQL at 10k posts', p50: smallFloor.discoverPage / 1000, note: `Discover ${smallFloor.discoverPage.toFixed(0)} µs per page, following ${smallFloor.followingPage.toFixed(0)} µs${smallFloor.repoDiscover ? `; the server's read task (SQL + JSON) ${smallFloor.repoDiscover.toFixed(0)} / ${repoFollowing(smallFloor)} µs` : ''}` });
 
   // ---- web app
   if (values['build-web']) execSync('npm run build -w web', { cwd: repoRoot, stdio: 'inherit' });

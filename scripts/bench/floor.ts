@@ -47,7 +47,7 @@ export interface FloorResult {
   followingPage: number;
   followingWithComments: number;
   searchPrefix: number;
-  /** The server's own repository functions, when present (SQL + mapping to the JSON shape). */
+  /** The server's own read tasks (the repository's SQL and the page's JSON bytes, as the feed routes run them). */
   repoDiscover?: number;
   repoFollowing?: number;
   /** The following feed's page computed every time (a cursor), where the first page may be cached. */
@@ -104,30 +104,25 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
         search: plan(db, SEARCH, { lo, hi }),
       },
     };
-    // The server's repository, if it has landed: what the route really runs below HTTP.
+    // The server's read tasks: what the feed routes run below HTTP (the repository's SQL, then the page's JSON bytes).
+    const tasksFile = join(repoRoot, 'server', 'src', 'db', 'read-tasks.ts');
     const repoFile = join(repoRoot, 'server', 'src', 'domain', 'posts-repository.ts');
-    if (existsSync(repoFile)) {
+    if (existsSync(tasksFile) && existsSync(repoFile)) {
       try {
-        const mod = (await import(pathToFileURL(repoFile).href)) as {
-          createPostsRepository?: (db: Database.Database) => {
-            discover?: (viewer: number, before: { createdAt: number; id: number }, limit: number) => unknown;
-            following?: (viewer: number, followingCount: number, before: { createdAt: number; id: number }, limit: number) => unknown;
-          };
-        };
-        const repo = mod.createPostsRepository?.(db);
+        const { createReadTasks } = (await import(pathToFileURL(tasksFile).href)) as typeof import('../../server/src/db/read-tasks.js');
+        const { createPostsRepository } = (await import(pathToFileURL(repoFile).href)) as typeof import('../../server/src/domain/posts-repository.js');
+        const tasks = createReadTasks(createPostsRepository(db));
         const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
-        if (repo?.discover) result.repoDiscover = time(() => repo.discover!(viewer, newest, 20));
+        result.repoDiscover = time(() => tasks.discover({ viewer, before: newest, limit: 20 }));
         const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
           following_count: number;
         };
-        if (repo?.following) {
-          result.repoFollowing = time(() => repo.following!(viewer, followingCount, newest, 20));
-          // The same page asked for with a cursor (just below the newest possible): not served from a cache.
-          const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
-          result.repoFollowingComputed = time(() => repo.following!(viewer, followingCount, cursor, 20));
-        }
+        result.repoFollowing = time(() => tasks.following({ viewer, followingCount, before: newest, limit: 20 }));
+        // The same page asked for with a cursor (just below the newest possible): not served from a cache.
+        const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
+        result.repoFollowingComputed = time(() => tasks.following({ viewer, followingCount, before: cursor, limit: 20 }));
       } catch (err) {
-        console.warn(`  (could not time the server's posts repository: ${(err as Error).message})`);
+        console.warn(`  (could not time the server's read tasks: ${(err as Error).message})`);
       }
     }
     return result;

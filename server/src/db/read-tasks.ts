@@ -1,7 +1,6 @@
-import fastJson from 'fast-json-stringify';
 import type { Keyset } from '../domain/paging.js';
+import { createPageWriter } from '../domain/page-json.js';
 import type { PostsRepository } from '../domain/posts-repository.js';
-import { Posts } from '../routes/api-schemas.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
 export interface ReadTaskArgs {
@@ -11,18 +10,19 @@ export interface ReadTaskArgs {
 
 export type ReadTask = keyof ReadTaskArgs;
 
+/** Each task gives its page as JSON text in ASCII only (page-json.ts). */
 export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 
 /**
- * Feed pages from query to JSON text on one connection's repository: the SQL, the mapping to
- * the API's shape (anonymity is decided in postView, as everywhere) and the
- * serialization with the route's own response schema. Runs the same in a read
- * worker and inline on the request thread.
+ * Feed pages from query to JSON text on one connection's repository: the SQL, then
+ * the Posts schema's JSON written by the page writer (anonymity decided by the
+ * same rules as postView's). Runs the same in a read worker and inline on the
+ * request thread.
  */
 export function createReadTasks(posts: PostsRepository): ReadTasks {
-  const postsJson = fastJson(Posts);
+  const write = createPageWriter();
   return {
-    discover: ({ viewer, before, limit }) => postsJson(posts.discover(viewer, before, limit)),
-    following: ({ viewer, followingCount, before, limit }) => postsJson(posts.following(viewer, followingCount, before, limit)),
+    discover: ({ viewer, before, limit }) => write(posts.discover(viewer, before, limit), viewer),
+    following: ({ viewer, followingCount, before, limit }) => write(posts.following(viewer, followingCount, before, limit), viewer),
   };
 }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { arrayRows } from '../db/rows.js';
 import { LruMap } from '../lru.js';
 import { NEWEST, type Keyset } from './paging.js';
-import { postView, type CommentRow, type PostRow, type PostView } from './views.js';
+import type { CommentRow, PostPage, PostRow } from './views.js';
 
 /** First comments shown under each post of a page. */
 export const FIRST_COMMENTS = 3;
@@ -173,12 +173,11 @@ export function createPostsRepository(sqlite: Database.Database) {
     WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
 
   /**
-   * Turns a page of rows into Posts, with the first comments of its posts: kept ones
-   * while their post's comment_count and comments_epoch have not moved, the others
-   * fetched in one batch. Runs in the page's transaction, so the counts, the epoch
-   * and the comments are one snapshot.
+   * A page of rows with the first comments of its posts: kept ones while their post's
+   * comment_count and comments_epoch have not moved, the others fetched in one batch.
+   * Runs in the page's transaction, so the counts, the epoch and the comments are one snapshot.
    */
-  function toViews(rows: PostRow[], viewer: number): PostView[] {
+  function withComments(rows: PostRow[]): PostPage {
     const byPost = new Map<number, CommentRow[]>();
     const missing: PostRow[] = [];
     let epoch: number | undefined;
@@ -200,7 +199,7 @@ export function createPostsRepository(sqlite: Database.Database) {
         for (const r of missing) keptComments.set(r.id, { count: r.commentCount, epoch, rows: byPost.get(r.id) ?? [] });
       }
     }
-    return rows.map((r) => postView(r, viewer, byPost.get(r.id) ?? []));
+    return { rows, comments: byPost };
   }
 
   const page = (viewer: number, before: Keyset, limit: number): PageParams => ({
@@ -215,7 +214,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   const read = <A extends unknown[], R>(fn: (...args: A) => R) => sqlite.transaction(fn) as unknown as (...args: A) => R;
 
   return {
-    discover: read((viewer: number, before: Keyset, limit: number) => toViews(discover.all(page(viewer, before, limit)), viewer)),
+    discover: read((viewer: number, before: Keyset, limit: number) => withComments(discover.all(page(viewer, before, limit)))),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
     following: read((viewer: number, followingCount: number, before: Keyset, limit: number) => {
       const params = page(viewer, before, limit);
@@ -226,14 +225,14 @@ export function createPostsRepository(sqlite: Database.Database) {
         }
         return following.all(params);
       };
-      if (before.createdAt !== NEWEST.createdAt || before.id !== NEWEST.id) return toViews(rowsNow(), viewer);
+      if (before.createdAt !== NEWEST.createdAt || before.id !== NEWEST.id) return withComments(rowsNow());
 
       // The first page, what a client reloads: which posts it lists is cached until feed_epoch moves.
       const key = `${viewer}/${limit}`;
       const hit = firstPages.get(key);
       if (hit) {
         const rows = cachedPage.all({ ids: hit.ids, viewer, epoch: hit.epoch });
-        if (rows.length === hit.count) return toViews(rows, viewer);
+        if (rows.length === hit.count) return withComments(rows);
         firstPages.delete(key);
       }
       // The epoch is read before the page: a write between the two leaves the entry older than its page, never newer.
@@ -241,14 +240,14 @@ export function createPostsRepository(sqlite: Database.Database) {
       const rows = rowsNow();
       // No epoch row (a database edited by hand): answer without caching.
       if (rows.length > 0 && epoch !== undefined) firstPages.set(key, { ids: JSON.stringify(rows.map((r) => r.id)), count: rows.length, epoch });
-      return toViews(rows, viewer);
+      return withComments(rows);
     }),
     /** All of the owner's posts; only for the owner themself. */
     ownPosts: read((owner: number, before: Keyset, limit: number) =>
-      toViews(allOfUser.all({ ...page(owner, before, limit), owner }), owner)),
+      withComments(allOfUser.all({ ...page(owner, before, limit), owner }))),
     /** What anyone sees on a profile: never the anonymous posts. */
     publicPosts: read((owner: number, viewer: number, before: Keyset, limit: number) =>
-      toViews(publicOfUser.all({ ...page(viewer, before, limit), owner }), viewer)),
+      withComments(publicOfUser.all({ ...page(viewer, before, limit), owner }))),
     findVisible: (postId: number) => visible.get(postId),
   };
 }

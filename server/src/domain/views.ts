@@ -62,14 +62,29 @@ export interface PostView {
   cursor: string;
 }
 
+/** A page of posts as read in one snapshot: the rows and the first comments of each post. */
+export interface PostPage {
+  rows: PostRow[];
+  /** Post id → its first comments, oldest first (absent: none). */
+  comments: Map<number, CommentRow[]>;
+}
+
 export const pictureUrl = (key: string | null): string | null => (key ? mediaUrls(key).thumbnailUrl : null);
+
+// The anonymity rules, used by postView/commentView and by the page writer (page-json.ts).
+
+/** The author of an anonymous post is shown to the author only. */
+export const authorHidden = (post: PostAuthorship, viewerId: number): boolean => post.isAnonymous === 1 && post.userId !== viewerId;
 
 /**
  * Comments are signed, except that the author of an anonymous post commenting
  * on it stays anonymous to everyone but themself: a comment never reveals the post's author.
  */
+export const commenterHidden = (comment: { userId: number }, post: PostAuthorship, viewerId: number): boolean =>
+  authorHidden(post, viewerId) && comment.userId === post.userId;
+
 export function commentView(row: CommentRow, post: PostAuthorship, viewerId: number): CommentView {
-  const hidden = post.isAnonymous === 1 && row.userId === post.userId && viewerId !== post.userId;
+  const hidden = commenterHidden(row, post, viewerId);
   return {
     comment_id: row.id,
     username: hidden ? null : row.username,
@@ -81,10 +96,13 @@ export function commentView(row: CommentRow, post: PostAuthorship, viewerId: num
   };
 }
 
-/** The one place a post becomes JSON: the author of an anonymous post is only shown to the author. */
+/**
+ * A post as the API shows it: the author of an anonymous post is only shown to the author.
+ * Feed pages are written straight to JSON by page-json.ts with the same rules (a test holds the two equal).
+ */
 export function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostView {
   const isOwner = row.userId === viewerId;
-  const hidden = row.isAnonymous === 1 && !isOwner;
+  const hidden = authorHidden(row, viewerId);
   const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
   return {
     postid: row.id,
@@ -105,3 +123,6 @@ export function postView(row: PostRow, viewerId: number, comments: CommentRow[])
     cursor: formatCursor(row.createdAt, row.id),
   };
 }
+
+export const postViews = (page: PostPage, viewerId: number): PostView[] =>
+  page.rows.map((r) => postView(r, viewerId, page.comments.get(r.id) ?? []));

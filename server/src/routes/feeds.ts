@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
-import { pictureUrl } from '../domain/views.js';
+import { pictureUrl, postViews } from '../domain/views.js';
 import { notFound } from '../errors.js';
 import type { ApiDeps } from './api.js';
 import { errors, Nullable, PageQuery, Posts } from './api-schemas.js';
 
 /** Discover, the following feed, the caller's own profile and other people's profiles. */
 const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, reads, users }) => {
-  // The read tasks serialize with the same Posts schema; the text is sent as it is.
+  // The read tasks give the Posts schema's JSON (domain/page-json.ts); the text is sent as it is.
   const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
 
   fastify.get(
@@ -69,7 +69,7 @@ const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, 
         totalComments: profile.commentsReceived,
         followerCount: profile.followerCount,
         followingCount: profile.followingCount,
-        posts: posts.ownPosts(me, before, request.query.limit),
+        posts: postViews(posts.ownPosts(me, before, request.query.limit), me),
       };
     },
   );
@@ -109,7 +109,7 @@ const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, 
         followerCount: profile.followerCount,
         followingCount: profile.followingCount,
         isFollowing: profile.isFollowing === 1,
-        posts: posts.publicPosts(profile.id, me, before, request.query.limit),
+        posts: postViews(posts.publicPosts(profile.id, me, before, request.query.limit), me),
       };
     },
   );

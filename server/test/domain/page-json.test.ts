@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fastJson from 'fast-json-stringify';
+import t, { type Test } from 'tap';
+import { findAppRoot } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { createPageWriter } from '../../src/domain/page-json.js';
+import { NEWEST } from '../../src/domain/paging.js';
+import { createPostsRepository } from '../../src/domain/posts-repository.js';
+import { postViews } from '../../src/domain/views.js';
+import { Posts } from '../../src/routes/api-schemas.js';
+import { insertPost } from '../api/factories.js';
+
+// Text that JSON must escape, or that is not ASCII, in every place user text goes.
+const TRICKY = [
+  'plain',
+  'say "cheers" \\o/',
+  'line one\nline two\ttab\r\u0001\u001f',
+  '🍺🚿 zoë ünïcödé 日本語',
+  'separators \u2028 \u2029 and </script><b>bold</b>',
+  'x'.repeat(2200),
+];
+
+function setUp(t: Test) {
+  const dir = mkdtempSync(join(tmpdir(), 'shower-beer-page-json-'));
+  const handle = openDatabase(join(dir, 'test.db'), join(findAppRoot(), 'migrations'));
+  t.teardown(() => {
+    handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const { sqlite } = handle;
+  const addUser = (username: string) =>
+    (sqlite.prepare("INSERT INTO users (sub, username, created_at) VALUES (?, ?, 1) RETURNING id").get(`sub-${username}`, username) as { id: number }).id;
+  const ann = addUser('ann');
+  const ben = addUser('bén "the brewer" 🍺');
+  const cat = addUser('cat');
+  insertPost(sqlite, { userId: ann, isProfilePicture: true });
+  const addComment = (postId: number, userId: number, content: string, createdAt: number) =>
+    sqlite.transaction(() => {
+      sqlite.prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?)').run(postId, userId, content, createdAt);
+      sqlite.prepare('UPDATE posts SET comment_count = comment_count + 1 WHERE id = ?').run(postId);
+    })();
+  let at = 1_700_000_000_000;
+  for (const [i, caption] of TRICKY.entries()) {
+    for (const [author, isAnonymous] of [[ann, false], [ann, true], [ben, false], [ben, true]] as const) {
+      const post = insertPost(sqlite, { userId: author, caption, isAnonymous, createdAt: at++ });
+      if (i % 2 === 0) sqlite.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, 1)').run(post.id, cat);
+      // The author comments on their own post (anonymous to others when the post is), others too.
+      addComment(post.id, author, TRICKY[(i + 1) % TRICKY.length]!, at++);
+      addComment(post.id, author === ann ? ben : ann, TRICKY[(i + 2) % TRICKY.length]!, at++);
+      if (i % 3 === 0) addComment(post.id, cat, 'third', at++);
+    }
+  }
+  return { sqlite, ann, ben, cat };
+}
+
+const reference = fastJson(Posts);
+
+// The same values in the same order: JSON text as JSON.stringify would write it from what was parsed.
+const canonical = (json: string) => JSON.stringify(JSON.parse(json));
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+t.test('the page writer gives what the Posts schema gives for postViews, in ASCII only', async (t) => {
+  const { sqlite, ann, ben, cat } = setUp(t);
+  const posts = createPostsRepository(sqlite);
+  const write = createPageWriter();
+  const small = createPageWriter(3, 5); // fragments dropped and made again all the time
+  const check = (label: string) => {
+    for (const viewer of [ann, ben, cat]) {
+      const page = posts.discover(viewer, NEWEST, 50);
+      t.ok(page.rows.length > 20, 'a page with every kind of post');
+      const expected = reference(postViews(page, viewer));
+      const first = write(page, viewer);
+      t.match(first, ASCII_ONLY, 'nothing past U+007F');
+      t.equal(canonical(first), expected, `${label}: viewer ${viewer}`);
+      t.equal(write(page, viewer), first, `${label}: viewer ${viewer}, the same from kept fragments`);
+      t.equal(small(page, viewer), first, `${label}: viewer ${viewer}, the same with a small cache`);
+    }
+  };
+  check('as created');
+
+  // What a fragment was made from changes under it: the next page shows the change.
+  const newest = posts.discover(cat, NEWEST, 1).rows[0]!;
+  sqlite.prepare('UPDATE posts SET caption = ? WHERE id = ?').run('edited "by hand"', newest.id);
+  // Every other column a post's kept text is made from, each on a post of its own.
+  const others = posts.discover(cat, NEWEST, 6).rows.slice(1).map((r) => r.id);
+  for (const [i, set] of ["media_key = 'moved'", 'width = 7', 'height = 9', 'is_anonymous = 1 - is_anonymous', 'created_at = created_at - 1'].entries()) {
+    sqlite.prepare(`UPDATE posts SET ${set} WHERE id = ?`).run(others[i]);
+  }
+  sqlite.prepare("UPDATE comments SET content = 'edited comment' WHERE post_id = ?").run(newest.id);
+  sqlite.prepare("UPDATE users SET username = 'ben2', profile_picture_key = 'new-picture' WHERE id = ?").run(ben);
+  check('after edits');
+  const after = JSON.parse(write(posts.discover(cat, NEWEST, 1), cat));
+  t.equal(after[0].caption, 'edited "by hand"');
+  t.ok(after[0].comments.some((c: { content: string }) => c.content === 'edited comment'));
+});
+
+t.test('an anonymous post and its author\'s comments name nobody but to the author', async (t) => {
+  const { sqlite, ann, ben, cat } = setUp(t);
+  const posts = createPostsRepository(sqlite);
+  const write = createPageWriter();
+  const hers = new Set(
+    (sqlite.prepare('SELECT id FROM posts WHERE user_id = ? AND is_anonymous = 1').all(ann) as Array<{ id: number }>).map((r) => r.id),
+  );
+  t.ok(hers.size > 0);
+  const seenBy = (viewer: number) =>
+    (JSON.parse(write(posts.discover(viewer, NEWEST, 50), viewer)) as Array<{
+      postid: number;
+      username: string | null;
+      profilePictureUrl: string | null;
+      comments: Array<{ username: string | null; userid: number | null }>;
+    }>).filter((p) => hers.has(p.postid));
+  for (const viewer of [ben, cat]) {
+    const seen = seenBy(viewer);
+    t.equal(seen.length, hers.size);
+    for (const p of seen) {
+      t.equal(p.username, null, 'no name');
+      t.equal(p.profilePictureUrl, null, 'no picture');
+      t.notOk(JSON.stringify(p).includes('"ann"'), 'her name appears nowhere in it');
+      t.notOk(p.comments.some((c) => c.userid === ann), 'her comments on it are anonymous too');
+    }
+  }
+  for (const p of seenBy(ann)) {
+    t.equal(p.username, 'ann', 'the author sees her name');
+    t.ok(p.comments.some((c) => c.userid === ann && c.username === 'ann'), 'and her comments as hers');
+  }
+});
