@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
+import { limitBy } from '../../server/src/db/rows.js';
 import { repoRoot } from './processes.js';
 
 // The database floor: a feed page's SQL run directly on better-sqlite3, no HTTP.
 // These reference statements are the plan PERF-NOTES found fast (keyset on
 // posts_feed_idx, counters from columns, likedByUser as one primary-key probe,
-// first comments in one batched statement).
+// first comments in one batched statement). The page size is bound in the form that
+// does not make SQLite prepare the statement again on every call (limitBy).
 
 const COLUMNS = `p.id, p.user_id, p.caption, p.is_anonymous, p.media_key, p.width, p.height, p.like_count, p.comment_count,
   p.created_at, u.username, u.profile_picture_key,
@@ -19,14 +21,14 @@ const BEFORE = `p.created_at <= @ts AND (p.created_at < @ts OR p.id < @id)`;
 const DISCOVER = `SELECT ${COLUMNS}
   FROM posts p INDEXED BY posts_feed_idx JOIN users u ON u.id = p.user_id
   WHERE p.is_profile_picture = 0 AND ${BEFORE}
-  ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`;
+  ORDER BY p.created_at DESC, p.id DESC ${limitBy('@limit')}`;
 
 const FOLLOWING = `WITH cand AS MATERIALIZED (
     SELECT p.id FROM follows f
     JOIN posts p INDEXED BY posts_user_feed_idx
       ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
     WHERE f.follower_id = @viewer AND ${BEFORE}
-    ORDER BY p.created_at DESC, p.id DESC LIMIT @limit)
+    ORDER BY p.created_at DESC, p.id DESC ${limitBy('@limit')})
   SELECT ${COLUMNS} FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
   ORDER BY p.created_at DESC, p.id DESC`;
 

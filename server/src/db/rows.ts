@@ -18,3 +18,13 @@ export function arrayRows<P extends unknown[] | object, R>(sqlite: Database.Data
     all: (params: P): R[] => (statement.all(params) as unknown[][]).map(toObject),
   };
 }
+
+/**
+ * `LIMIT` with a bound value, in a form SQLite's planner does not read at bind
+ * time. For a bare `LIMIT ?` it does (this build, SQLite 3.53 with STAT4): binding
+ * the value expires the prepared statement, so every call prepares it again.
+ * Measured on the reference set: a 20-post Discover statement 62-103 µs with
+ * `LIMIT @limit`, 42-73 µs with `LIMIT 20` or this form, run for run; `SELECT 1
+ * LIMIT ?` 2.9 µs against 0.7 µs. The rows and the query plans are the same.
+ */
+export const limitBy = (param: string) => `LIMIT ${param} + 0`;

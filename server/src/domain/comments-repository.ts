@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { limitBy } from '../db/rows.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Keyset } from './paging.js';
 import type { PostsRepository } from './posts-repository.js';
@@ -14,7 +15,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     FROM comments c JOIN users u ON u.id = c.user_id
     WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id)
     ORDER BY c.created_at, c.id
-    LIMIT @limit`);
+    ${limitBy('@limit')}`);
   const insert = sqlite.prepare<[number, number, string, number], { id: number }>(
     'INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?) RETURNING id',
   );

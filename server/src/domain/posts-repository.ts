@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { arrayRows } from '../db/rows.js';
+import { arrayRows, limitBy } from '../db/rows.js';
 import { LruMap } from '../lru.js';
 import { NEWEST, type Keyset } from './paging.js';
 import type { CommentRow, PostPage, PostRow } from './views.js';
@@ -62,7 +62,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     JOIN users u ON u.id = p.user_id
     WHERE p.is_profile_picture = 0 AND ${BEFORE('p')}
     ORDER BY p.created_at DESC, p.id DESC
-    LIMIT @limit`);
+    ${limitBy('@limit')}`);
 
   // Following, first try: walk the newest public posts (covering posts_public_feed_idx)
   // and keep those whose author the viewer follows, looking at most @scan posts back.
@@ -77,11 +77,11 @@ export function createPostsRepository(sqlite: Database.Database) {
         SELECT id, user_id, created_at FROM posts INDEXED BY posts_public_feed_idx
         WHERE is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
         ORDER BY created_at DESC, id DESC
-        LIMIT @scan
+        ${limitBy('@scan')}
       ) w
       WHERE EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = w.user_id)
       ORDER BY w.created_at DESC, w.id DESC
-      LIMIT @limit
+      ${limitBy('@limit')}
     )
     SELECT ${POST_COLUMNS}
     FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
@@ -97,7 +97,7 @@ export function createPostsRepository(sqlite: Database.Database) {
         ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
       WHERE f.follower_id = @viewer AND ${BEFORE('p')}
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT @limit
+      ${limitBy('@limit')}
     )
     SELECT ${POST_COLUMNS}
     FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
@@ -124,7 +124,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
       WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
       ORDER BY created_at DESC, id DESC
-      LIMIT @limit
+      ${limitBy('@limit')}
     )
     SELECT ${POST_COLUMNS}
     FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
@@ -137,15 +137,15 @@ export function createPostsRepository(sqlite: Database.Database) {
         SELECT id, created_at FROM (
           SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
           WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
-          ORDER BY created_at DESC, id DESC LIMIT @limit)
+          ORDER BY created_at DESC, id DESC ${limitBy('@limit')})
         UNION ALL
         SELECT id, created_at FROM (
           SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
           WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 1 AND ${BEFORE('posts')}
-          ORDER BY created_at DESC, id DESC LIMIT @limit)
+          ORDER BY created_at DESC, id DESC ${limitBy('@limit')})
       )
       ORDER BY created_at DESC, id DESC
-      LIMIT @limit
+      ${limitBy('@limit')}
     )
     SELECT ${POST_COLUMNS}
     FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { limitBy } from '../db/rows.js';
 import { LruMap } from '../lru.js';
 
 export interface AuthUser {
@@ -217,18 +218,18 @@ export function createUsersRepository(sqlite: Database.Database) {
   const prefixMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
     SELECT username, profile_picture_key AS pictureKey FROM users
     WHERE username >= ? COLLATE NOCASE AND username < ? COLLATE NOCASE AND deleted_at IS NULL
-    ORDER BY username COLLATE NOCASE LIMIT ?`);
+    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
   const prefixMatchesOpen = sqlite.prepare<[string, number], ProfileMatch>(`
     SELECT username, profile_picture_key AS pictureKey FROM users
     WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL
-    ORDER BY username COLLATE NOCASE LIMIT ?`);
+    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
   // Terms of 3+ characters: the trigram index (users_fts) finds names containing
   // the term without a scan; shorter terms (no trigram) fall back to LIKE.
   const containsMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
     SELECT u.username, u.profile_picture_key AS pictureKey FROM users_fts
     JOIN users u ON u.id = users_fts.rowid
     WHERE users_fts MATCH ? AND NOT (u.username LIKE ? ESCAPE '\\') AND u.deleted_at IS NULL
-    LIMIT ?`);
+    ${limitBy('?')}`);
   // Long ASCII terms: FTS5 reads the whole posting list of every trigram of a
   // phrase, so "salty_shower962" (13 trigrams, some in 10 000+ names) cost 1.9 ms
   // at 100 000 users. The two rarest trigrams narrow it to a few names (50-130 µs)
@@ -238,12 +239,12 @@ export function createUsersRepository(sqlite: Database.Database) {
     JOIN users u ON u.id = users_fts.rowid
     WHERE users_fts MATCH ? AND u.username LIKE ? ESCAPE '\\' AND NOT (u.username LIKE ? ESCAPE '\\')
       AND u.deleted_at IS NULL
-    LIMIT ?`);
+    ${limitBy('?')}`);
   const trigrams = createTrigramFrequencies(sqlite);
   const substringMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
     SELECT username, profile_picture_key AS pictureKey FROM users
     WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL
-    ORDER BY username COLLATE NOCASE LIMIT ?`);
+    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
 
   const known = new LruMap<string, UserRow>(USER_CACHE_MAX);
   // following_count changes in place: it only picks a plan, and every follow moves it.

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { limitBy } from '../db/rows.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
 
@@ -59,7 +60,7 @@ export function createMediaRepository(sqlite: Database.Database) {
   const staleUploadsStmt = sqlite.prepare<[number, number], UploadRow>(
     `SELECT key, user_id AS userId, content_type AS contentType, is_profile_picture AS isProfilePicture,
             status, size, created_at AS createdAt, expires_at AS expiresAt
-     FROM uploads WHERE status IN ('pending', 'uploaded', 'used') AND created_at < ? ORDER BY created_at LIMIT ?`,
+     FROM uploads WHERE status IN ('pending', 'uploaded', 'used') AND created_at < ? ORDER BY created_at ${limitBy('?')}`,
   );
   const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
 
