@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import app from '../src/app.js';
 import { issueAccessToken } from '../src/auth/issue.js';
-import { loadConfig, type Config } from '../src/config.js';
+import { findAppRoot, loadConfig, type Config } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
 import { fastifyOptions } from '../src/fastify-options.js';
 
 /** The subset of tap's Test we use, so helpers need no tap types. */
@@ -78,3 +79,17 @@ export async function buildTestApp(t: Teardown, env: Record<string, string> = {}
 
 /** Authorization header for app.inject. */
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A fresh database file (WAL, so other connections and read workers can open it),
+ * migrated from the real migrations/ folder; closed and removed when the test ends.
+ */
+export function freshDatabase(t: Teardown, prefix = 'shower-beer-db-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const handle = openDatabase(join(dir, 'test.db'), join(findAppRoot(), 'migrations'));
+  t.teardown(() => {
+    handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return handle.sqlite;
+}

@@ -1,22 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { findAppRoot } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createReadPool } from '../../src/db/read-pool.js';
-import { findAppRoot } from '../../src/config.js';
 import { NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
 import { insertPost } from '../api/factories.js';
+import { freshDatabase } from '../helpers.js';
 
 function setUp(t: Test) {
-  const dir = mkdtempSync(join(tmpdir(), 'shower-beer-pool-'));
-  const handle = openDatabase(join(dir, 'test.db'), join(findAppRoot(), 'migrations'));
-  t.teardown(() => {
-    handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const { sqlite } = handle;
+  const sqlite = freshDatabase(t, 'shower-beer-pool-');
   const user = sqlite.prepare("INSERT INTO users (sub, username, email, created_at) VALUES ('s1', 'ann', NULL, 1) RETURNING id").get() as { id: number };
   return { sqlite, viewer: user.id };
 }

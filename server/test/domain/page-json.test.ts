@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fastJson from 'fast-json-stringify';
 import t, { type Test } from 'tap';
-import { findAppRoot } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
 import { createPageWriter } from '../../src/domain/page-json.js';
 import { NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
 import { postViews } from '../../src/domain/views.js';
 import { Posts } from '../../src/routes/api-schemas.js';
 import { insertPost } from '../api/factories.js';
+import { freshDatabase } from '../helpers.js';
 
 // Text that JSON must escape, or that is not ASCII, in every place user text goes.
 const TRICKY = [
@@ -23,13 +19,7 @@ const TRICKY = [
 ];
 
 function setUp(t: Test) {
-  const dir = mkdtempSync(join(tmpdir(), 'shower-beer-page-json-'));
-  const handle = openDatabase(join(dir, 'test.db'), join(findAppRoot(), 'migrations'));
-  t.teardown(() => {
-    handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const { sqlite } = handle;
+  const sqlite = freshDatabase(t, 'shower-beer-page-json-');
   const addUser = (username: string) =>
     (sqlite.prepare("INSERT INTO users (sub, username, created_at) VALUES (?, ?, 1) RETURNING id").get(`sub-${username}`, username) as { id: number }).id;
   const ann = addUser('ann');
