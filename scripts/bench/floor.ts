@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
+import { createReadTasks } from '../../server/src/db/read-tasks.js';
 import { limitBy } from '../../server/src/db/rows.js';
-import { repoRoot } from './processes.js';
+import { createPostsRepository } from '../../server/src/domain/posts-repository.js';
 
 // The database floor: a feed page's SQL run directly on better-sqlite3, no HTTP.
 // These reference statements are the plan PERF-NOTES found fast (keyset on
@@ -106,27 +104,17 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
         search: plan(db, SEARCH, { lo, hi }),
       },
     };
-    // The server's read tasks: what the feed routes run below HTTP (the repository's SQL, then the page's JSON bytes).
-    const tasksFile = join(repoRoot, 'server', 'src', 'db', 'read-tasks.ts');
-    const repoFile = join(repoRoot, 'server', 'src', 'domain', 'posts-repository.ts');
-    if (existsSync(tasksFile) && existsSync(repoFile)) {
-      try {
-        const { createReadTasks } = (await import(pathToFileURL(tasksFile).href)) as typeof import('../../server/src/db/read-tasks.js');
-        const { createPostsRepository } = (await import(pathToFileURL(repoFile).href)) as typeof import('../../server/src/domain/posts-repository.js');
-        const tasks = createReadTasks(createPostsRepository(db));
-        const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
-        result.repoDiscover = time(() => tasks.discover({ viewer, before: newest, limit: 20 }));
-        const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
-          following_count: number;
-        };
-        result.repoFollowing = time(() => tasks.following({ viewer, followingCount, before: newest, limit: 20 }));
-        // The same page asked for with a cursor (just below the newest possible): not served from a cache.
-        const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
-        result.repoFollowingComputed = time(() => tasks.following({ viewer, followingCount, before: cursor, limit: 20 }));
-      } catch (err) {
-        console.warn(`  (could not time the server's read tasks: ${(err as Error).message})`);
-      }
-    }
+    // The server's read tasks: what the feed routes run below HTTP (the repository's SQL, then the page's JSON).
+    const tasks = createReadTasks(createPostsRepository(db));
+    const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    result.repoDiscover = time(() => tasks.discover({ viewer, before: newest, limit: 20 }));
+    const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
+      following_count: number;
+    };
+    result.repoFollowing = time(() => tasks.following({ viewer, followingCount, before: newest, limit: 20 }));
+    // The same page asked for with a cursor (just below the newest possible): not served from a cache.
+    const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
+    result.repoFollowingComputed = time(() => tasks.following({ viewer, followingCount, before: cursor, limit: 20 }));
     return result;
   } finally {
     db.close();

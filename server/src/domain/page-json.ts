@@ -51,8 +51,8 @@ export function asciiJson(value: string | null): string {
  * text that needs escaping), at a fraction of the cost. Profiled under the
  * bench's feed load, building view objects, serializing them and encoding the
  * text to UTF-8 in a buffer of its own was a third of a read worker's time per
- * page. An ASCII string needs no encoding: it is copied to the request thread
- * and written to the socket with the headers in one write.
+ * page. ASCII text encodes to UTF-8 as a plain copy (a read worker's bytes for
+ * the request thread; inline, Fastify writes the text as it is).
  *
  * What never changes about a post or a comment (ids, image, caption, date,
  * cursor) is written once and kept, and checked against the row it came from
@@ -132,5 +132,3 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     return out + ']';
   };
 }
-
-export type PageWriter = ReturnType<typeof createPageWriter>;
