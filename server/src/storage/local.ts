@@ -72,7 +72,9 @@ export async function createLocalStorage(config: Config): Promise<LocalStorage> 
 
     async presignPut(key, contentType, expiresInSeconds) {
       checkKey(key);
-      const exp = Math.floor(Date.now() / 1000) + expiresInSeconds;
+      // Rounded up to the second: the link is good for at least the time promised (rounded down, a
+      // 1-second link signed at x.9 s lasted 0.1 s).
+      const exp = Math.ceil(Date.now() / 1000 + expiresInSeconds);
       const query = new URLSearchParams({
         ct: contentType.toLowerCase(),
         exp: String(exp),

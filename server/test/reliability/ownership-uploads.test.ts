@@ -150,7 +150,7 @@ t.test('uploads that are not acceptable images are refused and leave no file beh
 });
 
 t.test('upload PUTs: too large, expired, tampered or repeated are refused with no file left', async (t) => {
-  const { app, createUser, config } = await buildTestApp(t, { UPLOAD_MAX_BYTES: '4096', UPLOAD_URL_TTL_SECONDS: '1' });
+  const { app, createUser, config } = await buildTestApp(t, { UPLOAD_MAX_BYTES: '4096', UPLOAD_URL_TTL_SECONDS: '2' });
   const alice = await createUser('alice');
   const sign = async () => {
     const res = await presign(app, alice.token, { fileName: 'a.jpg', fileType: 'image/jpeg' });
@@ -203,7 +203,7 @@ t.test('upload PUTs: too large, expired, tampered or repeated are refused with n
   t.equal(second.statusCode, 409, 'one PUT per link');
 
   const late = await sign();
-  await new Promise((r) => setTimeout(r, 2100));
+  await new Promise((r) => setTimeout(r, 3100));
   const expired = await put(late, Buffer.from('x'));
   t.equal(expired.statusCode, 403);
   t.match(expired.json().message, /expired/);

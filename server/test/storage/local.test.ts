@@ -27,11 +27,13 @@ t.test('the upload secret is created once, private, and reused', async (t) => {
 
 t.test('a signed upload URL is bound to its key, type and expiry', async (t) => {
   const storage = await createLocalStorage(config);
+  const signedAt = Date.now();
   const q = new URL(await storage.presignPut('uploads/1/abc', 'image/jpeg', 60)).searchParams;
   const exp = q.get('exp')!;
   const sig = q.get('sig')!;
   t.equal(q.get('ct'), 'image/jpeg');
   t.equal(storage.verifyPut('uploads/1/abc', 'image/jpeg', exp, sig), 'ok');
+  t.equal(storage.verifyPut('uploads/1/abc', 'image/jpeg', exp, sig, signedAt + 60_000), 'ok', 'still good when its 60 s are up');
   t.equal(storage.verifyPut('uploads/1/abd', 'image/jpeg', exp, sig), 'invalid', 'other key');
   t.equal(storage.verifyPut('uploads/1/abc', 'image/png', exp, sig), 'invalid', 'other type');
   t.equal(storage.verifyPut('uploads/1/abc', 'image/jpeg', String(Number(exp) + 1000), sig), 'invalid', 'extended expiry');
