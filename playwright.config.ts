@@ -7,7 +7,8 @@ import { defineConfig } from '@playwright/test';
 // already running (with whichever provider it is configured); otherwise Playwright starts the
 // real server on a throw-away data folder.
 const external = process.env.E2E_BASE_URL?.replace(/\/+$/, '');
-const port = 3100;
+// E2E_PORT lets two checkouts run the suite side by side.
+const port = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = external ?? `http://localhost:${port}`;
 
 // This file is evaluated by the runner and again by every worker: make the folder once.
