@@ -1,6 +1,7 @@
 # The Shower Beer app image: the Fastify server, the built web app and the
 # migrations, production dependencies only, running as a non-root user.
-# scripts/prod-smoke.sh checks the same recipe without Docker.
+# `npm run test:prod` (scripts/prod-image.ts) builds this file without Docker,
+# stage by stage as written, and starts its CMD: change it and that check follows.
 
 # Build tools are needed only when no prebuilt better-sqlite3 binary fits.
 FROM node:22-bookworm-slim AS toolchain
@@ -21,7 +22,9 @@ COPY web web
 COPY migrations migrations
 RUN npm run build
 
-# 2. The server's production dependencies only.
+# 2. The server's production dependencies only, wherever npm puts them: the
+#    lockfile nests some in server/node_modules (drizzle-orm among them), so the
+#    runtime stage takes this stage's whole /app, not only /app/node_modules.
 FROM toolchain AS deps
 RUN npm ci --omit=dev --workspace=server --no-audit --no-fund \
  && npm cache clean --force
@@ -29,9 +32,7 @@ RUN npm ci --omit=dev --workspace=server --no-audit --no-fund \
 # 3. What runs.
 FROM node:22-bookworm-slim
 WORKDIR /app
-COPY --from=deps /app/node_modules node_modules
-COPY package.json ./
-COPY server/package.json server/
+COPY --from=deps /app ./
 COPY --from=build /app/server/dist server/dist
 COPY --from=build /app/web/dist web/dist
 COPY migrations migrations

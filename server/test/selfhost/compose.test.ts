@@ -215,7 +215,7 @@ t.test('the Dockerfile: Node 22, production dependencies only, non-root, a healt
   t.notMatch(runtime, /npm ci(?! --omit=dev)/, 'no full install in the runtime stage');
   t.match(runtime, /HEALTHCHECK[\s\S]*node[\s\S]*\/(healthz|readyz)/);
   t.notMatch(runtime, /curl|wget/);
-  t.match(runtime, /CMD \["node", "server\/dist\/server\.js"\]/, 'the same start command scripts/prod-smoke.sh checks');
+  t.match(runtime, /CMD \["node", "server\/dist\/server\.js"\]/, 'the start command npm run test:prod runs');
   const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
   for (const entry of ['**/node_modules', '.env', '.git', 'data']) t.ok(ignore.includes(entry), `.dockerignore keeps ${entry} out`);
 });
