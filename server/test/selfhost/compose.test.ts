@@ -165,7 +165,12 @@ t.test('the SeaweedFS override merges onto the base file and replaces only the S
   const cfg = await resolved(SECRETS, files);
   const { minio, app } = cfg.services as Record<'minio' | 'app', Service>;
   t.match(minio.image, /^chrislusf\/seaweedfs:\d+\.\d+$/, 'SeaweedFS pinned');
-  t.match([minio.command].flat().join(' '), /weed server .*-s3 .*-s3\.port=9000/);
+  const weed = [minio.command].flat().join(' ');
+  t.match(weed, /weed server .*-s3 .*-s3\.port=9000/);
+  t.match(weed, /-ip\.bind=0\.0\.0\.0/, 'reachable from the app container');
+  t.match(weed, /-volume\.max=0/, 'volumes grow with the disk');
+  t.match(weed, /-s3\.allowedOrigins="\$\$APP_PUBLIC_URL"/, "CORS for the app only (the container's shell expands it)");
+  t.equal(minio.environment!.APP_PUBLIC_URL, 'http://localhost:3000');
   t.same(volumeTargets(minio), ['/data']);
   t.ok((minio.volumes as (string | { source?: string })[]).some((v) => (typeof v === 'string' ? v.startsWith('seaweedfs-data:') : v.source === 'seaweedfs-data')));
   t.notMatch(minio.healthcheck!.test.join(' '), /\bmc\b/, 'its own health check');
