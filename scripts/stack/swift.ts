@@ -218,7 +218,12 @@ function buildRings(dir: string, ports: Record<(typeof SERVERS)[number], number>
     ];
   });
   const script = [
-    'import json, sys',
+    'import json, os, sys',
+    '# Swift keeps object metadata in user.* xattrs: say so now rather than fail every PUT later.',
+    'try:',
+    "    os.setxattr(sys.argv[2], 'user.swift.check', b'1')",
+    'except OSError as e:',
+    "    sys.exit('%s has no user.* xattrs (%s): point TMPDIR at ext4, xfs or tmpfs' % (sys.argv[2], e))",
     'from swift.cli.ringbuilder import main',
     'for args in json.loads(sys.argv[1]):',
     '    try:',
@@ -227,7 +232,10 @@ function buildRings(dir: string, ports: Record<(typeof SERVERS)[number], number>
     '        if e.code not in (None, 0, 1):',  // 1 = done with warnings
     "            sys.exit('swift-ring-builder %s failed (%s)' % (' '.join(args), e.code))",
   ].join('\n');
-  const res = spawnSync(PYTHON, ['-c', script, JSON.stringify(commands)], { stdio: ['ignore', logFd, logFd], timeout: 60_000 });
+  const res = spawnSync(PYTHON, ['-c', script, JSON.stringify(commands), join(dir, 'srv', 'd1')], {
+    stdio: ['ignore', logFd, logFd],
+    timeout: 60_000,
+  });
   if (res.status !== 0) throw new Error(`building the Swift rings failed (exit ${res.status ?? res.signal})`);
   for (const kind of SERVERS) {
     if (!existsSync(join(dir, `${kind}.ring.gz`))) throw new Error(`swift-ring-builder made no ${kind}.ring.gz`);
