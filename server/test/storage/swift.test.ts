@@ -52,6 +52,19 @@ async function swiftTests() {
     storageContract(t, () => createS3Storage(config));
   });
 
+  t.test('a stream past 16 MB goes up as a multipart upload and reads back whole', async (t) => {
+    const { Readable } = await import('node:stream');
+    const storage = await createS3Storage(config);
+    const parts = Array.from({ length: 17 }, (_, i) => Buffer.alloc(1024 * 1024, i));
+    await storage.write('big/stream.bin', Readable.from(parts), 'application/octet-stream');
+    t.same(await storage.stat('big/stream.bin'), { size: 17 * 1024 * 1024 });
+    const back: Buffer[] = [];
+    for await (const chunk of await storage.read('big/stream.bin')) back.push(chunk as Buffer);
+    t.ok(Buffer.concat(back).equals(Buffer.concat(parts)), 'same bytes');
+    await storage.delete('big/stream.bin');
+    t.equal(await storage.stat('big/stream.bin'), null);
+  });
+
   t.test('the bucket is created at start-up, and /readyz checks it', async (t) => {
     const { buildTestApp } = await import('../helpers.js');
     t.equal(await raw.bucketExists('shower-beer-ready'), false);
