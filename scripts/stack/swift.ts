@@ -12,8 +12,10 @@
  * settings for the app as KEY=value lines on stdout and runs until SIGINT/SIGTERM.
  *
  * Needs the Debian packages swift swift-proxy swift-account swift-container swift-object memcached
- * (see docs: /work/shared/REAL-SERVERS.md), and a temp dir (TMPDIR) on a filesystem with user.*
- * xattrs (ext4, tmpfs). Every process is started so that it dies with this one, even on SIGKILL.
+ * (`apt-get install --no-install-recommends …`: they start nothing themselves; /etc/swift/swift.conf
+ * as packaged is used) and a temp dir (TMPDIR) on a filesystem with user.* xattrs (ext4, xfs,
+ * tmpfs). Every process is started so that it dies with this one, even on SIGKILL; the temp dir
+ * of a parent killed that way is removed by the next start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
