@@ -24,10 +24,10 @@ async function swiftTests() {
   const started = Date.now();
   const swift = await startSwift({ appOrigins: [appOrigin] });
   t.comment(`Swift ready in ${Date.now() - started} ms at ${swift.endpoint}`);
-  t.teardown(() => swift.stop());
-  // The log of a failed run, which says why Swift refused or broke.
-  t.teardown(() => {
+  // The log of a failed run says why Swift refused or broke; printed before stop() removes it.
+  t.teardown(async () => {
     if (!t.passing()) t.comment(`--- Swift log (last lines) ---\n${swift.logTail(60)}`);
+    await swift.stop();
   });
 
   const env = {
