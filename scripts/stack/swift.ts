@@ -53,6 +53,8 @@ export interface Swift {
   dir: string;
   /** Every process's output (Swift runs with -v, so its log lines land here). */
   logFile: string;
+  /** The processes started (memcached, account-server, container-server, object-server, proxy-server). */
+  processes: { name: string; pid: number }[];
   /** The last lines of the log, for a failure message. */
   logTail(lines?: number): string;
   /** Stops every process and removes the temp dir. Safe to call twice. */
@@ -417,6 +419,7 @@ export async function startSwift(options: SwiftOptions): Promise<Swift> {
       secretKey: SECRET_KEY,
       dir,
       logFile,
+      processes: children.map(({ name, child }) => ({ name, pid: child.pid! })),
       logTail,
       stop,
     };

@@ -210,4 +210,19 @@ async function swiftTests() {
     t.same(await keys(), [], 'deleting the post deletes its images');
     t.equal((await app.inject({ method: 'GET', url: post.s3Url })).statusCode, 404);
   });
+
+  t.test('stop() ends every Swift process and removes its folder', async (t) => {
+    await swift.stop();
+    const alive = swift.processes.filter(({ pid }) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    t.same(alive, [], 'no process left');
+    const { existsSync } = await import('node:fs');
+    t.notOk(existsSync(swift.dir), 'temp dir removed');
+  });
 }
