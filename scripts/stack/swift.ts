@@ -17,7 +17,7 @@
  * tmpfs). Every process is started so that it dies with this one, even on SIGKILL; the temp dir
  * of a parent killed that way is removed by the next start.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import {
   accessSync,
   closeSync,
@@ -110,18 +110,20 @@ async function freePorts(n: number): Promise<number[]> {
 }
 
 /**
- * Runs a command after asking the kernel to kill it when this process dies (PR_SET_PDEATHSIG,
- * kept across exec), so that no Swift process outlives a crashed or killed parent.
+ * Starts `command` (an absolute path) so that the kernel kills it when this process dies, even by
+ * SIGKILL: a Python shim sets PR_SET_PDEATHSIG, which exec keeps, then execs the command. For
+ * servers that must not outlive the test or script that started them.
  */
-const DIE_WITH_PARENT = [
-  '-c',
-  [
+export function spawnTiedToParent(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+  const shim = [
     'import ctypes, os, signal, sys',
     'ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)',
+    // The parent may have died before prctl: then nobody would send the signal.
     'if os.getppid() != int(sys.argv[1]): os._exit(1)',
     'os.execv(sys.argv[2], sys.argv[2:])',
-  ].join('\n'),
-];
+  ].join('\n');
+  return spawn(PYTHON, ['-c', shim, String(process.pid), command, ...args], options);
+}
 
 const SERVERS = ['account', 'container', 'object'] as const;
 
@@ -379,7 +381,7 @@ export async function startSwift(options: SwiftOptions): Promise<Swift> {
     buildRings(dir, ports, logFd);
 
     const run = (name: string, command: string[]) => {
-      const child = spawn(PYTHON, [...DIE_WITH_PARENT, String(process.pid), ...command], {
+      const child = spawnTiedToParent(command[0]!, command.slice(1), {
         cwd: dir,
         stdio: ['ignore', logFd, logFd],
       });

@@ -225,4 +225,48 @@ async function swiftTests() {
     const { existsSync } = await import('node:fs');
     t.notOk(existsSync(swift.dir), 'temp dir removed');
   });
+
+  t.test('a process started for Swift dies with its parent, even one killed outright', async (t) => {
+    const { spawn } = await import('node:child_process');
+    const { readFileSync } = await import('node:fs');
+    const module = new URL('../../../scripts/stack/swift.ts', import.meta.url).href;
+    // A parent that starts a long sleep the way Swift's processes are started, says its pid, then waits.
+    const parent = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { spawnTiedToParent } from ${JSON.stringify(module)};
+         console.log(spawnTiedToParent('/bin/sleep', ['60'], { stdio: 'ignore' }).pid);
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    t.teardown(() => parent.kill('SIGKILL'));
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(String(d)))));
+    // Running, or a zombie waiting for init to reap it (the process has ended then).
+    const running = () => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    // Past the shim: sleep itself runs (a parent killed earlier is caught by the shim's own check).
+    const comm = () => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    for (const until = Date.now() + 5000; comm() !== 'sleep' && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    t.ok(pid > 0 && running() && comm() === 'sleep', `the child runs (pid ${pid})`);
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 5000;
+    while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    t.notOk(running(), 'the kernel ended it with its parent');
+  });
 }
