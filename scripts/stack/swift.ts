@@ -133,6 +133,8 @@ devices = ${join(dir, 'srv')}
 mount_check = false
 bind_ip = 127.0.0.1
 bind_port = ${port}
+# A port taken since it was found fails in 2 s instead of Swift's 30, and startSwift tries others.
+bind_timeout = 2
 workers = 0
 swift_dir = ${dir}
 disable_fallocate = true
@@ -154,6 +156,7 @@ function proxyConf(dir: string, port: number, memcachedPort: number, origins: st
   return `[DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = ${port}
+bind_timeout = 2
 workers = 0
 swift_dir = ${dir}
 log_name = proxy-server
@@ -323,8 +326,19 @@ export async function startSwift(options: SwiftOptions): Promise<Swift> {
   }
   const origins = options.appOrigins.map(checkOrigin);
   if (!origins.length) throw new Error('startSwift: give at least one app origin');
-
   removeOrphanedDirs();
+  // The free ports are found before the servers bind them: on a busy machine another program
+  // can take one in between. That server then exits at once, and a new set of ports is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(origins, options.readyTimeoutMs ?? 30_000);
+    } catch (err) {
+      if (attempt >= 3 || !/Could not bind|Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOnce(origins: string[], readyTimeoutMs: number): Promise<Swift> {
   const dir = mkdtempSync(join(tmpdir(), DIR_PREFIX));
   writeFileSync(join(dir, 'owner.pid'), String(process.pid));
   const logFile = join(dir, 'swift.log');
@@ -400,7 +414,7 @@ export async function startSwift(options: SwiftOptions): Promise<Swift> {
     writeFileSync(proxy, proxyConf(dir, proxyPort!, memcachedPort!, origins));
     run('proxy-server', [PYTHON, '/usr/bin/swift-proxy-server', proxy, '-v']);
 
-    const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+    const deadline = Date.now() + readyTimeoutMs;
     const pending = new Map<string, () => Promise<boolean>>([
       ['memcached', () => accepts(memcachedPort!)],
       ...SERVERS.map((kind) => [`${kind}-server`, () => answers(`http://127.0.0.1:${ports[kind]}/healthcheck`)] as const),
