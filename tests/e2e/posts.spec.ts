@@ -123,6 +123,53 @@ test.describe('posts', () => {
     await expect(page).toHaveURL(/\/app\/create-post$/);
   });
 
+  test('an upload the storage refuses (tampered link) alerts, and sharing again works', async ({ page, provider }) => {
+    await signUp(page, provider);
+    const dialogs = collectDialogs(page);
+    // The presign answer reaches the page with one character of its signature changed: the storage
+    // itself must refuse the PUT (the local driver with 403; Swift with a 403 the browser only sees
+    // as a failed request, since its error answers carry no CORS headers).
+    await page.route('**/api/presign-upload', async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { uploadUrl: string; s3Key: string };
+      const url = new URL(body.uploadUrl);
+      const param = ['X-Amz-Signature', 'sig'].find((p) => url.searchParams.has(p));
+      if (!param) throw new Error(`no signature to tamper with in ${url.origin}${url.pathname}`);
+      const sig = url.searchParams.get(param)!;
+      url.searchParams.set(param, (sig[0] === 'A' || sig[0] === 'a' ? 'b' : 'a') + sig.slice(1));
+      await route.fulfill({ response: answer, json: { ...body, uploadUrl: url.toString() } });
+    });
+    const puts: string[] = [];
+    page.on('requestfinished', async (req) => {
+      if (req.method() === 'PUT') puts.push(String((await req.response())?.status()));
+    });
+    page.on('requestfailed', (req) => {
+      if (req.method() === 'PUT') puts.push('failed');
+    });
+
+    const create = new CreatePostPage(page);
+    await create.goto();
+    await create.choose(await makeImage());
+    const caption = uniqueText('Refused at the door');
+    await create.caption.fill(caption);
+    await create.submit.click();
+    await expect.poll(() => dialogs).toEqual(['Failed to create post. Please try again.']);
+    await expect.poll(() => puts, { message: 'the storage refused the PUT' }).toEqual([expect.stringMatching(/^(403|failed)$/)]);
+    // Nothing lost: the form is as it was and can be sent again.
+    await expect(page).toHaveURL(/\/app\/create-post$/);
+    await expect(create.submit).toHaveText('Share Shower Beer');
+    await expect(create.submit).toBeEnabled();
+    await expect(create.caption).toHaveValue(caption);
+    await expect(create.preview).toBeVisible();
+
+    // With the link as the server signed it, the same form shares.
+    await page.unroute('**/api/presign-upload');
+    await create.submit.click();
+    await page.waitForURL('**/app/account');
+    await expect(new AccountPage(page).tile(caption)).toBeVisible();
+    expect(dialogs).toHaveLength(1);
+  });
+
   test('the upload goes straight to the presigned address without the bearer token', async ({ page, provider }) => {
     await signUp(page, provider);
     const puts: { auth: string | undefined; type: string | undefined }[] = [];

@@ -12,8 +12,11 @@ import { createStorage } from '../../src/storage/index.js';
 import { clientOptionsFor, createS3Storage } from '../../src/storage/s3.js';
 import { storageContract } from './contract.js';
 
-// s3rver is a real S3 protocol server (CommonJS, no types). It checks SigV4
-// signatures made with its built-in key pair S3RVER/S3RVER.
+// s3rver (CommonJS, no types) speaks the S3 protocol: buckets, objects, listings, errors. It does
+// not verify SigV4 signatures (a presigned URL with a tampered signature is accepted; only the
+// expiry is checked), so it is used here for the driver's requests and the shape of the URLs it
+// signs, which sigV4Valid below checks against the AWS algorithm. Swift, which does verify
+// signatures, refuses tampered URLs in swift.test.ts. Its built-in key pair is S3RVER/S3RVER.
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;

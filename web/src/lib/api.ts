@@ -220,8 +220,13 @@ function putFile(url: string, file: File, onProgress?: (fraction: number) => voi
       if (e.lengthComputable && onProgress) onProgress(e.loaded / e.total);
     };
     xhr.onload = () =>
-      xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new ApiError(xhr.status, xhr.responseText));
-    xhr.onerror = () => reject(new ApiError(0, 'Upload failed'));
+      xhr.status >= 200 && xhr.status < 300
+        ? resolve()
+        : reject(new ApiError(xhr.status, `The storage refused the upload (${xhr.status}): ${xhr.responseText}`));
+    // An S3 server's refusal (expired or tampered link) carries no CORS headers, so the browser
+    // reports it as a network error: status 0, no body to read.
+    xhr.onerror = () =>
+      reject(new ApiError(0, 'Upload failed: the storage refused the upload link or could not be reached'));
     xhr.onabort = () => reject(new ApiError(0, 'Upload aborted'));
     xhr.send(file);
   });
