@@ -1,4 +1,4 @@
-import { mediaUrls } from '../media/urls.js';
+import { mediaUrls } from '../storage/media-keys.js';
 import { formatCursor } from './paging.js';
 
 /** A post as the page queries read it (SQLite booleans are 0/1). */

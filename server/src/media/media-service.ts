@@ -18,7 +18,8 @@ import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { MediaRepository } from './media-repository.js';
 import type { PostView } from '../domain/views.js';
-import { displayKey, mediaUrls, thumbKey } from './urls.js';
+import { cleanText } from '../domain/text.js';
+import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
 
 export const CAPTION_MAX = 2200;
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
@@ -145,10 +146,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           throw badRequest(`The caption is too long: at most ${CAPTION_MAX} characters (it has ${body.caption.length}).`);
         }
         // Control characters (other than newline and tab) are dropped, as in comments.
-        caption = body.caption
-          .replace(/\r\n?/g, '\n')
-          .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
-          .trim();
+        caption = cleanText(body.caption);
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
 

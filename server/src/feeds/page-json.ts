@@ -1,7 +1,7 @@
 import { LruMap } from '../lru.js';
-import { mediaUrls } from '../media/urls.js';
-import { formatCursor } from './paging.js';
-import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type PostPage, type PostRow } from './views.js';
+import { mediaUrls } from '../storage/media-keys.js';
+import { formatCursor } from '../domain/paging.js';
+import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type PostPage, type PostRow } from '../domain/views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */
 export const POST_FRAGMENTS_MAX = 10_000;
