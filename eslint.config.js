@@ -75,6 +75,11 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
       'import/no-restricted-paths': ['error', { zones: webZones }],
+      // The server's API shapes are shared as types only (web/tsconfig.json's @server/api-shapes).
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@server/*', '**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server.' }] },
+      ],
     },
   },
 );
