@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CURSOR_PATTERN, OLDEST, parseCursor, parseId } from '../domain/paging.js';
+import { COMMENT_MAX_LENGTH } from '../domain/limits.js';
 import { cleanText } from '../domain/text.js';
 import { badRequest } from '../errors.js';
 import { Comment, ErrorBody, errors, Id, IdParam } from './api-schemas.js';
 
-export const COMMENT_MAX_LENGTH = 500;
 
 /**
  * The text stored for a comment: line endings unified, control characters
- * other than newline and tab removed, trimmed; 1–500 characters.
+ * other than newline and tab removed, trimmed; 1 to COMMENT_MAX_LENGTH characters.
  */
 export function cleanComment(raw: string): string {
   const text = cleanText(raw);
