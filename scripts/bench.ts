@@ -460,16 +460,16 @@ async function main() {
   // ---- the real server on the main set
   log(`Server on ${mainSet.dir}:`);
   const t = await startServer(mainSet.dir, mainSet.info);
-  let feeds: FeedFigures = { floor };
-  let realPage: unknown[] = [];
+  let feeds: FeedFigures;
+  let realPage: unknown[];
   let search: Measure | undefined;
   let searchName: Measure | undefined;
   let writes: Measure | undefined;
   let readersDuringWrites: Measure | undefined;
-  let upload5: UploadTiming[] = [];
+  const upload5: UploadTiming[] = [];
   let upload20: { timing: UploadTiming; rssBefore: number; peak: number; peakSampled: number } | undefined;
   let cacheControl: string | null = null;
-  let thumbBytes: number[] = [];
+  const thumbBytes: number[] = [];
   try {
     const url = t.running.url;
     const pid = t.running.pid;

@@ -1,10 +1,9 @@
 // `npm run seed -- [--scale small|reference] [--users N --posts N --likes N --comments N --follows N]
 //                  [--data-dir DIR] [--seed N] [--force] [--verify] [--no-analyze]`
 // Fills a DATA_DIR with a realistic community for the performance bench.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { proportionalSizes, seedDataDir, verifySeed } from './bench/seed-lib.js';
-import { join } from 'node:path';
 
 const { values } = parseArgs({
   options: {

@@ -52,6 +52,7 @@ const MAX_UPLOADS_IN_FLIGHT = 8;
 
 // ---------------------------------------------------------------- HTTP
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of every route's shape, read field by field by the model below
 type Outcome = { kind: 'answer'; status: number; text: string; json: any } | { kind: 'refused' } | { kind: 'doubt'; why: string };
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 16 });

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { createReadTasks } from '../../server/src/db/read-tasks.js';
+import { createReadTasks } from '../../server/src/feeds/read-tasks.js';
 import { limitBy } from '../../server/src/db/rows.js';
 import { createPostsRepository } from '../../server/src/domain/posts-repository.js';
 
 // The database floor: a feed page's SQL run directly on better-sqlite3, no HTTP.
-// These reference statements are the plan PERF-NOTES found fast (keyset on
+// These reference statements are the plan measured fastest (keyset on
 // posts_feed_idx, counters from columns, likedByUser as one primary-key probe,
 // first comments in one batched statement). The page size is bound in the form that
 // does not make SQLite prepare the statement again on every call (limitBy).

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { errorHandler } from './errors.js';
 import authPlugin from './plugins/auth.js';
 import dbPlugin from './plugins/db.js';
+import repositoriesPlugin from './plugins/repositories.js';
 import securityPlugin from './plugins/security.js';
 import webPlugin from './plugins/web.js';
 import idpPlugin from './idp/index.js';
@@ -41,6 +42,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);
   if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
+  await fastify.register(repositoriesPlugin);
   await fastify.register(mediaPlugin);
   await fastify.register(apiRoutes, { prefix: '/api' });
   await fastify.register(webPlugin);

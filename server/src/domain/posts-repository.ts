@@ -43,7 +43,8 @@ const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.is_anonymous AS is
 // does must also remove or hide their posts. Profiles of deleted users are 404.
 
 // Keyset "before (ts, id)" in the shape that keeps SQLite on the index range
-// (a row-value comparison can pick a far slower plan; see PERF-NOTES).
+// (a row-value comparison `(created_at, id) < (?, ?)` joined with users was
+// measured at ~100 ms near the top of the feed, against ~95 µs for this form).
 const BEFORE = (alias: string) =>
   `${alias}.created_at <= @ts AND (${alias}.created_at < @ts OR ${alias}.id < @id)`;
 

@@ -1,5 +1,8 @@
-import { mediaUrls } from '../media/urls.js';
+import { mediaUrls } from '../storage/media-keys.js';
+import type { CommentView, PostView } from './api-shapes.js';
 import { formatCursor } from './paging.js';
+
+export type { CommentView, PostView };
 
 /** A post as the page queries read it (SQLite booleans are 0/1). */
 export interface PostRow {
@@ -31,35 +34,6 @@ export interface CommentRow {
 export interface PostAuthorship {
   userId: number;
   isAnonymous: number;
-}
-
-export interface CommentView {
-  comment_id: number;
-  username: string | null;
-  content: string;
-  created_at: string;
-  userid: number | null;
-  isOwner: boolean;
-  cursor: string;
-}
-
-export interface PostView {
-  postid: number;
-  s3Url: string;
-  thumbnailUrl: string;
-  width: number;
-  height: number;
-  caption: string;
-  isAnonymous: boolean;
-  created_at: string;
-  username: string | null;
-  profilePictureUrl: string | null;
-  isOwner: boolean;
-  likeCount: number;
-  likedByUser: boolean;
-  commentCount: number;
-  comments: CommentView[];
-  cursor: string;
 }
 
 /** A page of posts as read in one snapshot: the rows and the first comments of each post. */

@@ -62,7 +62,7 @@ export default fp(
       await running?.catch(() => {});
     });
 
-    await fastify.register(mediaRoutes, { service, writesPerMinute: config.rateLimits.writesPerMinute });
+    await fastify.register(mediaRoutes, { service });
   },
   { name: 'media', dependencies: ['db', 'auth'] },
 );

@@ -17,10 +17,11 @@ import { processImage } from '../images/pipeline.js';
 import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { MediaRepository } from './media-repository.js';
-import type { PostView } from '../domain/views.js';
-import { displayKey, mediaUrls, thumbKey } from './urls.js';
+import { postView, type PostView } from '../domain/views.js';
+import { CAPTION_MAX_LENGTH } from '../domain/limits.js';
+import { cleanText } from '../domain/text.js';
+import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
 
-export const CAPTION_MAX = 2200;
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
 export const UPLOAD_KEY = /^uploads\/(\d{1,15})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -141,14 +142,11 @@ export function createMediaService(deps: MediaServiceDeps) {
       let caption = '';
       if (!isProfilePicture) {
         if (body.caption === undefined) throw badRequest('A caption is required.');
-        if (body.caption.length > CAPTION_MAX) {
-          throw badRequest(`The caption is too long: at most ${CAPTION_MAX} characters (it has ${body.caption.length}).`);
+        if (body.caption.length > CAPTION_MAX_LENGTH) {
+          throw badRequest(`The caption is too long: at most ${CAPTION_MAX_LENGTH} characters (it has ${body.caption.length}).`);
         }
         // Control characters (other than newline and tab) are dropped, as in comments.
-        caption = body.caption
-          .replace(/\r\n?/g, '\n')
-          .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
-          .trim();
+        caption = cleanText(body.caption);
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
 
@@ -215,24 +213,27 @@ export function createMediaService(deps: MediaServiceDeps) {
 
       const urls = mediaUrls(mediaKey);
       if (isProfilePicture) return { profilePictureUrl: urls.thumbnailUrl };
+      // The same view as every feed gives its author (domain/views.ts).
       const pictureKey = isAnonymous ? null : repo.profilePictureKey(user.id);
-      return {
-        postid,
-        ...urls,
-        width: image.width,
-        height: image.height,
-        caption,
-        isAnonymous,
-        created_at: new Date(createdAt).toISOString(),
-        username: user.username,
-        profilePictureUrl: pictureKey ? mediaUrls(pictureKey).thumbnailUrl : null,
-        isOwner: true,
-        likeCount: 0,
-        likedByUser: false,
-        commentCount: 0,
-        comments: [],
-        cursor: `${createdAt}.${postid}`,
-      };
+      return postView(
+        {
+          id: postid,
+          userId: user.id,
+          caption,
+          isAnonymous: isAnonymous ? 1 : 0,
+          mediaKey,
+          width: image.width,
+          height: image.height,
+          likeCount: 0,
+          commentCount: 0,
+          createdAt,
+          username: user.username,
+          pictureKey,
+          liked: 0,
+        },
+        user.id,
+        [],
+      );
     },
 
     /** A processed image to serve, or null when there is none. */

@@ -1,34 +1,27 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { Post } from '../domain/api-shapes.js';
 import { badRequest, notFound } from '../errors.js';
 import type { MediaService } from './media-service.js';
 
 export interface MediaRoutesOptions {
   service: MediaService;
-  writesPerMinute: number;
 }
 
 const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
 const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|thumb)\.webp$/;
 
-/** Rate-limit writes per caller: by token (hashed, never kept as is), else by address. */
-const byCaller = (request: FastifyRequest) => {
-  const auth = request.headers.authorization;
-  return auth ? 'w:' + createHash('sha256').update(auth).digest('base64url').slice(0, 22) : `ip:${request.ip}`;
-};
-
-const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service, writesPerMinute }) => {
+// The writes here share the API's per-user write budget, which plugins/security.ts
+// sets on every write route under /api/ (one mechanism, in one place).
+const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service }) => {
   const fastify = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const rateLimit = { max: writesPerMinute, timeWindow: 60_000, keyGenerator: byCaller };
 
   fastify.post(
     '/api/presign-upload',
     {
       preHandler: fastify.authenticate,
-      config: { rateLimit },
       schema: {
         body: Type.Object(
           {
@@ -51,7 +44,6 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     '/api/create-post',
     {
       preHandler: fastify.authenticate,
-      config: { rateLimit },
       schema: {
         body: Type.Object(
           {
@@ -62,6 +54,11 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
           },
           { additionalProperties: false },
         ),
+        response: {
+          // A post as every feed shows it to its author, or a new profile picture's address.
+          201: Type.Union([Post, Type.Object({ profilePictureUrl: Type.String() }, { additionalProperties: false })]),
+          '4xx': ErrorBody,
+        },
       },
     },
     async (request, reply) => reply.code(201).send(await service.createPost(request.user, request.body)),
@@ -71,7 +68,6 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     '/api/post',
     {
       preHandler: fastify.authenticate,
-      config: { rateLimit },
       schema: {
         querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
         response: { 200: Type.Object({ deleted: Type.Literal(true) }), '4xx': ErrorBody },
@@ -106,16 +102,10 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: IncomingMessage, done: (err: null) => void) =>
       done(null),
     );
+    // Rate-limited per client address before the body is read (plugins/security.ts).
     scope.withTypeProvider<TypeBoxTypeProvider>().put(
       '/uploads/:userId/:uploadId',
       {
-        config: {
-          rateLimit: {
-            max: writesPerMinute,
-            timeWindow: 60_000,
-            keyGenerator: (request: FastifyRequest) => `u:${(request.params as { userId?: string }).userId ?? request.ip}`,
-          },
-        },
         schema: {
           params: Type.Object({
             userId: Type.String({ pattern: '^\\d{1,15}$' }),

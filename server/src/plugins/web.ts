@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
@@ -13,7 +14,7 @@ export default fp(
     const index = join(dist, 'index.html');
     if (!existsSync(index)) {
       fastify.log.warn(`web bundle not found at ${dist}: run "npm run build"`);
-      const missing = async (_req: unknown, reply: import('fastify').FastifyReply) =>
+      const missing = async (_req: unknown, reply: FastifyReply) =>
         reply.code(503).type('text/plain').send('The web app is not built yet: run "npm run build" (npm start does it for you).');
       fastify.get('/', missing);
       fastify.get('/app/*', missing);
@@ -30,7 +31,7 @@ export default fp(
         );
       },
     });
-    const sendIndex = async (_req: unknown, reply: import('fastify').FastifyReply) =>
+    const sendIndex = async (_req: unknown, reply: FastifyReply) =>
       reply.header('cache-control', 'no-cache').sendFile('index.html');
     fastify.get('/', sendIndex);
     fastify.get('/app', sendIndex);

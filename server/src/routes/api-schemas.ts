@@ -1,9 +1,8 @@
-import { Type, type TSchema, type Static } from 'typebox';
+import { Type } from 'typebox';
+import { Comment, Nullable, Post } from '../domain/api-shapes.js';
 import { CURSOR_PATTERN } from '../domain/paging.js';
 
-/** `type: [T, 'null']` rather than anyOf, so responses serialize without a validation pass. */
-export const Nullable = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] });
+export { Comment, Nullable, Post };
 
 export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
 
@@ -18,35 +17,6 @@ export const PageQuery = Type.Object(
   },
   { additionalProperties: true },
 );
-
-export const Comment = Type.Object({
-  comment_id: Type.Integer(),
-  username: Nullable(Type.String()),
-  content: Type.String(),
-  created_at: Type.String(),
-  userid: Nullable(Type.Integer()),
-  isOwner: Type.Boolean(),
-  cursor: Type.String(),
-});
-
-export const Post = Type.Object({
-  postid: Type.Integer(),
-  s3Url: Type.String(),
-  thumbnailUrl: Type.String(),
-  width: Type.Integer(),
-  height: Type.Integer(),
-  caption: Type.String(),
-  isAnonymous: Type.Boolean(),
-  created_at: Type.String(),
-  username: Nullable(Type.String()),
-  profilePictureUrl: Nullable(Type.String()),
-  isOwner: Type.Boolean(),
-  likeCount: Type.Integer(),
-  likedByUser: Type.Boolean(),
-  commentCount: Type.Integer(),
-  comments: Type.Array(Comment),
-  cursor: Type.String(),
-});
 
 export const Posts = Type.Array(Post);
 

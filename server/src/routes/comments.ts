@@ -1,22 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CURSOR_PATTERN, OLDEST, parseCursor, parseId } from '../domain/paging.js';
+import { COMMENT_MAX_LENGTH } from '../domain/limits.js';
+import { cleanText } from '../domain/text.js';
 import { badRequest } from '../errors.js';
-import type { ApiDeps } from './api.js';
 import { Comment, ErrorBody, errors, Id, IdParam } from './api-schemas.js';
 
-export const COMMENT_MAX_LENGTH = 500;
 
 /**
  * The text stored for a comment: line endings unified, control characters
- * other than newline and tab removed, trimmed; 1–500 characters.
+ * other than newline and tab removed, trimmed; 1 to COMMENT_MAX_LENGTH characters.
  */
 export function cleanComment(raw: string): string {
-  const text = raw
-    .replace(/\r\n?/g, '\n')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
-    .trim();
+  const text = cleanText(raw);
   const length = Array.from(text).length;
   if (length === 0) throw badRequest('comment must not be empty.');
   if (length > COMMENT_MAX_LENGTH) throw badRequest(`comment must be at most ${COMMENT_MAX_LENGTH} characters.`);
@@ -24,7 +20,8 @@ export function cleanComment(raw: string): string {
 }
 
 /** Comments of a post: list (oldest first), add, delete (only by the commenter). */
-const commentRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { comments, writes }) => {
+const commentRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { comments, writes } = fastify;
   fastify.get(
     '/comment',
     {

@@ -4,12 +4,12 @@ import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
 import { pictureUrl, postViews } from '../domain/views.js';
 import { notFound } from '../errors.js';
-import type { ApiDeps } from './api.js';
 import { errors, Nullable, PageQuery, Posts } from './api-schemas.js';
 
 /** Discover, the following feed, the caller's own profile and other people's profiles. */
-const feedRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { posts, reads, users }) => {
-  // The read tasks give the Posts schema's JSON (domain/page-json.ts); the text is sent as it is.
+const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { posts, reads, users } = fastify;
+  // The read tasks give the Posts schema's JSON (feeds/page-json.ts); the text is sent as it is.
   const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
 
   fastify.get(

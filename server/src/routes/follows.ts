@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ApiDeps } from './api.js';
 import { ErrorBody, errors, FollowState, UsernameParams } from './api-schemas.js';
 
 const responses = { 200: FollowState, ...errors, 409: ErrorBody };
 
 /** Followers of a user, follow and unfollow. Usernames match in any case. */
-const followRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { follows, writes }) => {
+const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { follows, writes } = fastify;
   fastify.get(
     '/account/:username/followers',
     { schema: { params: UsernameParams, response: { 200: Type.Array(Type.Object({ username: Type.String() })), ...errors } } },

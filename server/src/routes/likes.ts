@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { parseId } from '../domain/paging.js';
-import type { ApiDeps } from './api.js';
 import { ErrorBody, errors, Id, IdParam, LikeState } from './api-schemas.js';
 
 const PostIdQuery = Type.Object({ postId: IdParam });
 const responses = { ...errors, 409: ErrorBody };
 
 /** Likes of a post: read, like (once), unlike. */
-const likeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { likes, writes }) => {
+const likeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { likes, writes } = fastify;
   fastify.get('/like', { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } }, async (request) =>
     likes.get(parseId(request.query.postId, 'postId'), request.user.id),
   );

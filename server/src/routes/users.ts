@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest, notFound } from '../errors.js';
-import type { ApiDeps } from './api.js';
 import { errors, Nullable, ProfileMatch } from './api-schemas.js';
 
 export const SEARCH_TERM_MAX = 100;
 
 /** sync-users (the auth hook has already upserted the caller) and profile search. */
-const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify, { users }) => {
+const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { users } = fastify;
   fastify.post(
     '/sync-users',
     {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import type { LocalStorage } from '../../src/storage/local.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { injectUrl, presign } from './upload-helpers.js';
 
@@ -105,7 +106,7 @@ t.test('the signed upload URL accepts exactly one PUT of the signed type, before
     t.ok(exp * 1000 > Date.now() + 800_000, 'expires in the future');
     t.equal(app.storage.driver, 'local');
     // A real URL signed in the past by the same secret: only the clock differs.
-    const storage = app.storage as import('../../src/storage/local.js').LocalStorage;
+    const storage = app.storage as LocalStorage;
     const pastUrl = await storage.presignPut(s3Key, JPEG_TYPE, -10);
     const res = await put(injectUrl(pastUrl), 'data');
     t.equal(res.statusCode, 403);

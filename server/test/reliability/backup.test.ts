@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
 import Fastify from 'fastify';
 import fp from 'fastify-plugin';
 import t from 'tap';
@@ -14,7 +15,7 @@ import { fastifyOptions } from '../../src/fastify-options.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
 
-const counts = (sqlite: import('better-sqlite3').Database) =>
+const counts = (sqlite: Database) =>
   sqlite
     .prepare(
       `SELECT (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM likes) AS likes,

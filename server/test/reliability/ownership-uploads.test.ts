@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import t from 'tap';
 import { insertPost } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
-import { createPost, injectUrl, makeJpeg, presign, upload } from '../media/upload-helpers.js';
+import { createPost, makeJpeg, presign, upload } from '../media/upload-helpers.js';
 import { listFiles, snapshot } from './reliability-helpers.js';
 
 const rawFiles = (root: string) => listFiles(root).filter((f) => f.startsWith('uploads/') || f.startsWith('.tmp/'));

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { CommentIcon, HeartIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import * as api from '@/lib/api';
+import { getConfig } from '@/lib/config';
 import type { Comment, Post } from '@/lib/api';
 import { authorName, formatDate, likesText } from '@/lib/format';
 import styles from './post-card.module.css';
@@ -219,7 +220,7 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
             type="text"
             placeholder="Add a comment..."
             value={comment}
-            maxLength={500}
+            maxLength={getConfig().limits.commentMaxLength}
             onChange={(e) => setComment(e.target.value)}
             autoComplete="off"
           />

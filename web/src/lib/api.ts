@@ -2,33 +2,11 @@
 import { getConfig } from '@/lib/config';
 import { endSessionUnauthorized, getToken } from '@/lib/session';
 
-export interface Comment {
-  comment_id: number;
-  username: string | null;
-  content: string;
-  created_at: string;
-  userid: number | null;
-  isOwner: boolean;
-}
+// A post and a comment exactly as the server's schemas define them (type-only: nothing of the
+// server is bundled); a field renamed there fails this app's typecheck.
+import type { CommentView as Comment, PostView as Post } from '@server/api-shapes';
 
-export interface Post {
-  postid: number;
-  s3Url: string;
-  thumbnailUrl: string;
-  width: number;
-  height: number;
-  caption: string;
-  isAnonymous: boolean;
-  created_at: string;
-  username: string | null;
-  profilePictureUrl: string | null;
-  isOwner: boolean;
-  likeCount: number;
-  likedByUser: boolean;
-  commentCount: number;
-  comments: Comment[];
-  cursor: string;
-}
+export type { Comment, Post };
 
 export interface UserPosts {
   username: string | null;

@@ -8,6 +8,7 @@ import { PostDialog } from '@/components/post-dialog';
 import { PostGrid } from '@/components/post-grid';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
+import { getConfig } from '@/lib/config';
 import type { Post, UserInfo, UserPosts } from '@/lib/api';
 import { formatCount, ownDisplayName } from '@/lib/format';
 import { useMe } from '@/lib/me-context';
@@ -17,7 +18,6 @@ import styles from './account-page.module.css';
 
 const PAGE = 30;
 /** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
-const MAX_PHOTO_BYTES = 100 * 1024 * 1024;
 
 type Summary = Omit<UserPosts, 'posts'>;
 
@@ -91,7 +91,7 @@ export function AccountPage() {
     const file = e.target.files?.[0];
     e.target.value = '';
     if (!file) return;
-    if (file.size > MAX_PHOTO_BYTES) {
+    if (file.size > getConfig().limits.maxUploadBytes) {
       window.alert('File is too large! Max 5MB.');
       return;
     }

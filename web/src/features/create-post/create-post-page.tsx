@@ -4,10 +4,9 @@ import buttons from '@/components/button.module.css';
 import { BackIcon, ImageIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import * as api from '@/lib/api';
+import { getConfig } from '@/lib/config';
 import styles from './create-post-page.module.css';
 
-const MAX_BYTES = 100 * 1024 * 1024;
-const CAPTION_MAX = 2200;
 const CAPTION_WARN = 2000;
 
 /** `/app/create-post`: pick a photo, write a caption, optionally post anonymously. */
@@ -48,7 +47,7 @@ export function CreatePostPage() {
 
   function choose(chosen: File | undefined) {
     if (!chosen) return;
-    if (chosen.size > MAX_BYTES) {
+    if (chosen.size > getConfig().limits.maxUploadBytes) {
       window.alert('File is too large! Max 100MB.');
       return;
     }
@@ -66,7 +65,7 @@ export function CreatePostPage() {
       window.alert('Please select a file and enter a caption.');
       return;
     }
-    if (file.size > MAX_BYTES) {
+    if (file.size > getConfig().limits.maxUploadBytes) {
       window.alert('File is too large! Max 100MB.');
       return;
     }
@@ -163,14 +162,14 @@ export function CreatePostPage() {
               className={`${styles.counter} ${caption.length > CAPTION_WARN ? styles.warn : ''}`}
               aria-live={caption.length > CAPTION_WARN ? 'polite' : 'off'}
             >
-              {caption.length}/{CAPTION_MAX}
+              {caption.length}/{getConfig().limits.captionMaxLength}
             </span>
           </div>
           <textarea
             id={ids.caption}
             className={styles.textarea}
             value={caption}
-            maxLength={CAPTION_MAX}
+            maxLength={getConfig().limits.captionMaxLength}
             rows={4}
             placeholder="The beer, the water temperature, the vibe…"
             aria-describedby={ids.counter}

@@ -1,7 +1,7 @@
 import { LruMap } from '../lru.js';
-import { mediaUrls } from '../media/urls.js';
-import { formatCursor } from './paging.js';
-import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type PostPage, type PostRow } from './views.js';
+import { mediaUrls } from '../storage/media-keys.js';
+import { formatCursor } from '../domain/paging.js';
+import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from '../domain/views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */
 export const POST_FRAGMENTS_MAX = 10_000;
@@ -29,6 +29,23 @@ interface CommentFragment {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * `"name":` for each field of a shape (domain/api-shapes.ts), typed by it: a field renamed
+ * there fails the typecheck here, and so does one added there but not written here.
+ */
+function jsonKeys<T>() {
+  return <K extends keyof T & string>(...names: K[]) =>
+    Object.fromEntries(names.map((n) => [n, `"${n}":`])) as Record<K, string> & ([Exclude<keyof T, K>] extends [never] ? unknown : { missing: Exclude<keyof T, K> });
+}
+const P = jsonKeys<PostView>()(
+  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'caption', 'isAnonymous', 'created_at',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
+);
+const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
+// Nothing may be missing: a field of the shape the writer does not write is a type error here.
+const _complete: [typeof P, typeof C] extends [{ missing: unknown }, unknown] | [unknown, { missing: unknown }] ? never : true = true;
+void _complete;
 
 const NON_ASCII = /[\u0080-\uffff]/;
 const NON_ASCII_ALL = /[\u0080-\uffff]/g;
@@ -86,9 +103,9 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       height: r.height,
       createdAt: r.createdAt,
       head:
-        `{"postid":${r.id},"s3Url":${asciiJson(s3Url)},"thumbnailUrl":${asciiJson(thumbnailUrl)},"width":${r.width},"height":${r.height},` +
-        `"caption":${asciiJson(r.caption)},"isAnonymous":${r.isAnonymous === 1},"created_at":"${iso(r.createdAt)}"`,
-      tail: `,"cursor":"${formatCursor(r.createdAt, r.id)}"}`,
+        `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
+        `${P.caption}${asciiJson(r.caption)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
+      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
     };
     posts.set(r.id, fragment);
     return fragment;
@@ -100,7 +117,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     const fragment: CommentFragment = {
       content: c.content,
       createdAt: c.createdAt,
-      middle: `,"content":${asciiJson(c.content)},"created_at":"${iso(c.createdAt)}","userid":`,
+      middle: `,${C.content}${asciiJson(c.content)},${C.created_at}"${iso(c.createdAt)}",${C.userid}`,
     };
     comments.set(c.id, fragment);
     return fragment;
@@ -115,17 +132,17 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       out +=
         (i > 0 ? ',' : '') +
         post.head +
-        `,"username":${hidden ? 'null' : asciiJson(r.username)}` +
-        `,"profilePictureUrl":${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
-        `,"isOwner":${r.userId === viewer},"likeCount":${r.likeCount},"likedByUser":${r.liked === 1},"commentCount":${r.commentCount},"comments":[`;
+        `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +
+        `,${P.profilePictureUrl}${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
+        `,${P.isOwner}${r.userId === viewer},${P.likeCount}${r.likeCount},${P.likedByUser}${r.liked === 1},${P.commentCount}${r.commentCount},${P.comments}[`;
       const list = page.comments.get(r.id) ?? [];
       for (let j = 0; j < list.length; j++) {
         const c = list[j]!;
         const anonymous = commenterHidden(c, r, viewer);
         out +=
-          `${j > 0 ? ',' : ''}{"comment_id":${c.id},"username":${anonymous ? 'null' : asciiJson(c.username)}` +
+          `${j > 0 ? ',' : ''}{${C.comment_id}${c.id},${C.username}${anonymous ? 'null' : asciiJson(c.username)}` +
           commentFragment(c).middle +
-          `${anonymous ? 'null' : c.userId},"isOwner":${c.userId === viewer},"cursor":"${formatCursor(c.createdAt, c.id)}"}`;
+          `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
       }
       out += ']' + post.tail;
     }

@@ -1,5 +1,5 @@
 import type { Keyset } from '../domain/paging.js';
-import { createPageWriter } from '../domain/page-json.js';
+import { createPageWriter } from './page-json.js';
 import type { PostsRepository } from '../domain/posts-repository.js';
 
 /** The reads that may run off the request thread, and what each one needs. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { findAppRoot } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
-import { createReadPool } from '../../src/db/read-pool.js';
+import { createReadPool } from '../../src/feeds/read-pool.js';
 import { NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
 import { insertPost } from '../api/factories.js';

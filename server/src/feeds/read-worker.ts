@@ -2,7 +2,7 @@
 // feed pages as JSON text for the request thread (see read-pool.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { createPostsRepository } from '../domain/posts-repository.js';
-import { openReader } from './client.js';
+import { openReader } from '../db/client.js';
 import { createReadTasks, type ReadTask } from './read-tasks.js';
 
 interface Call {

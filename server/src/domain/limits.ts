@@ -1,0 +1,6 @@
+/**
+ * Lengths the API enforces on user text, in characters. The web app reads them from
+ * /config.json (routes/public-config.ts) rather than keeping copies.
+ */
+export const CAPTION_MAX_LENGTH = 2200;
+export const COMMENT_MAX_LENGTH = 500;

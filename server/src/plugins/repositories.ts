@@ -1,0 +1,42 @@
+import fp from 'fastify-plugin';
+import { createCommentsRepository, type CommentsRepository } from '../domain/comments-repository.js';
+import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
+import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
+import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
+import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
+import { createReadPool, type ReadPool } from '../feeds/read-pool.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    posts: PostsRepository;
+    /** Feed pages as JSON text, computed on the read workers. */
+    reads: ReadPool;
+    /** Likes, comments and follows committed together with the others sent at the same time. */
+    writes: WriteBatcher;
+    likes: LikesRepository;
+    comments: CommentsRepository;
+    follows: FollowsRepository;
+  }
+}
+
+/**
+ * The repositories the API's routes use, with their statements prepared once, as
+ * decorations of the instance: route files read them from `fastify` and import
+ * nothing from each other or from here.
+ */
+export default fp(
+  async (fastify) => {
+    const { sqlite } = fastify.database;
+    const posts = createPostsRepository(sqlite);
+    const reads = await createReadPool(sqlite, posts, fastify.config.readWorkers);
+    // Root-level onClose hooks run last-registered first: pages in flight finish before the database closes.
+    fastify.addHook('onClose', () => reads.close());
+    fastify.decorate('posts', posts);
+    fastify.decorate('reads', reads);
+    fastify.decorate('writes', createWriteBatcher(sqlite));
+    fastify.decorate('likes', createLikesRepository(sqlite, posts));
+    fastify.decorate('comments', createCommentsRepository(sqlite, posts));
+    fastify.decorate('follows', createFollowsRepository(sqlite));
+  },
+  { name: 'repositories', dependencies: ['db'] },
+);
