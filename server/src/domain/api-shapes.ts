@@ -38,5 +38,36 @@ export const Post = Type.Object({
   cursor: Type.String(),
 });
 
+/** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
+export const OwnProfile = Type.Object({
+  username: Type.String(),
+  email: Nullable(Type.String()),
+  profilePictureUrl: Nullable(Type.String()),
+  postCount: Type.Integer(),
+  totalLikes: Type.Integer(),
+  totalComments: Type.Integer(),
+  followerCount: Type.Integer(),
+  followingCount: Type.Integer(),
+  posts: Type.Array(Post),
+});
+
+/** GET /api/view-user-posts: someone else's profile and a page of their public posts. */
+export const UserProfile = Type.Object({
+  username: Type.String(),
+  profilePictureUrl: Nullable(Type.String()),
+  postCount: Type.Integer(),
+  followerCount: Type.Integer(),
+  followingCount: Type.Integer(),
+  isFollowing: Type.Boolean(),
+  posts: Type.Array(Post),
+});
+
+export const LikeState = Type.Object({ likeCount: Type.Integer(), likedByUser: Type.Boolean() });
+export const ProfileMatch = Type.Object({ username: Type.String(), profilePictureUrl: Nullable(Type.String()) });
+
 export type CommentView = Static<typeof Comment>;
 export type PostView = Static<typeof Post>;
+export type OwnProfileView = Static<typeof OwnProfile>;
+export type UserProfileView = Static<typeof UserProfile>;
+export type LikeStateView = Static<typeof LikeState>;
+export type ProfileMatchView = Static<typeof ProfileMatch>;

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { Comment, Nullable, Post } from '../domain/api-shapes.js';
+import { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../domain/api-shapes.js';
 import { CURSOR_PATTERN } from '../domain/paging.js';
 
-export { Comment, Nullable, Post };
+export { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
 
 export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
 
@@ -20,9 +20,7 @@ export const PageQuery = Type.Object(
 
 export const Posts = Type.Array(Post);
 
-export const LikeState = Type.Object({ likeCount: Type.Integer(), likedByUser: Type.Boolean() });
 export const FollowState = Type.Object({ following: Type.Boolean(), followerCount: Type.Integer() });
-export const ProfileMatch = Type.Object({ username: Type.String(), profilePictureUrl: Nullable(Type.String()) });
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /** Error answers every route may give. */

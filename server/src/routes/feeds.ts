@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
 import { pictureUrl, postViews } from '../domain/views.js';
 import { notFound } from '../errors.js';
-import { errors, Nullable, PageQuery, Posts } from './api-schemas.js';
+import { errors, OwnProfile, PageQuery, Posts, UserProfile } from './api-schemas.js';
 
 /** Discover, the following feed, the caller's own profile and other people's profiles. */
 const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -40,17 +40,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         querystring: PageQuery,
         response: {
-          200: Type.Object({
-            username: Type.String(),
-            email: Nullable(Type.String()),
-            profilePictureUrl: Nullable(Type.String()),
-            postCount: Type.Integer(),
-            totalLikes: Type.Integer(),
-            totalComments: Type.Integer(),
-            followerCount: Type.Integer(),
-            followingCount: Type.Integer(),
-            posts: Posts,
-          }),
+          200: OwnProfile,
           ...errors,
         },
       },
@@ -83,15 +73,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           username: Type.String({ minLength: 1, maxLength: 200 }),
         }),
         response: {
-          200: Type.Object({
-            username: Type.String(),
-            profilePictureUrl: Nullable(Type.String()),
-            postCount: Type.Integer(),
-            followerCount: Type.Integer(),
-            followingCount: Type.Integer(),
-            isFollowing: Type.Boolean(),
-            posts: Posts,
-          }),
+          200: UserProfile,
           ...errors,
         },
       },

@@ -2,43 +2,18 @@
 import { getConfig } from '@/lib/config';
 import { endSessionUnauthorized, getToken } from '@/lib/session';
 
-// A post and a comment exactly as the server's schemas define them (type-only: nothing of the
+// Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
 // server is bundled); a field renamed there fails this app's typecheck.
-import type { CommentView as Comment, PostView as Post } from '@server/api-shapes';
+import type {
+  CommentView as Comment,
+  LikeStateView as LikeState,
+  OwnProfileView as UserPosts,
+  PostView as Post,
+  ProfileMatchView as ProfileResult,
+  UserProfileView as ViewedUser,
+} from '@server/api-shapes';
 
-export type { Comment, Post };
-
-export interface UserPosts {
-  username: string | null;
-  email: string | null;
-  profilePictureUrl: string | null;
-  postCount: number;
-  totalLikes: number;
-  totalComments: number;
-  followerCount: number;
-  followingCount: number;
-  posts: Post[];
-}
-
-export interface ViewedUser {
-  username: string;
-  profilePictureUrl: string | null;
-  postCount: number;
-  followerCount: number;
-  followingCount: number;
-  isFollowing: boolean;
-  posts: Post[];
-}
-
-export interface ProfileResult {
-  username: string;
-  profilePictureUrl: string | null;
-}
-
-export interface LikeState {
-  likeCount: number;
-  likedByUser: boolean;
-}
+export type { Comment, LikeState, Post, ProfileResult, UserPosts, ViewedUser };
 
 export interface UserInfo {
   username: string | null;
