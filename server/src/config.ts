@@ -83,6 +83,8 @@ export interface OidcDiscovery {
   url: string;
   /** The issuer as the server reaches it (OIDC_INTERNAL_ISSUER), for rebasing URLs. */
   internalIssuer: string;
+  /** false with OIDC_LOGOUT_URL=none: the end_session_endpoint is not used. */
+  endSession: boolean;
   /** Give up after this long (retrying while the provider starts). */
   timeoutMs: number;
 }
@@ -198,8 +200,10 @@ export function loadConfig(env: Env = process.env): Config {
     const jwksUrl = str(env, 'OIDC_JWKS_URL', '');
     const authorizeUrl = str(env, 'OIDC_AUTHORIZE_URL', '');
     const userInfoUrl = str(env, 'OIDC_USERINFO_URL', '');
-    const logoutUrl = str(env, 'OIDC_LOGOUT_URL', '');
-    const complete = jwksUrl !== '' && authorizeUrl !== '' && userInfoUrl !== '' && logoutUrl !== '';
+    // `none`: never send the browser to the provider's end_session (see docs/self-hosting.md, "Signing out").
+    const logoutSetting = str(env, 'OIDC_LOGOUT_URL', '');
+    const logoutUrl = logoutSetting === 'none' ? '' : logoutSetting;
+    const complete = jwksUrl !== '' && authorizeUrl !== '' && userInfoUrl !== '' && logoutSetting !== '';
     auth = {
       provider,
       issuer,
@@ -215,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
         : {
             url: str(env, 'OIDC_DISCOVERY_URL', `${internalIssuer}/.well-known/openid-configuration`),
             internalIssuer,
+            endSession: logoutSetting !== 'none',
             timeoutMs: int(env, 'OIDC_DISCOVERY_TIMEOUT_SECONDS', 30, 1) * 1000,
           },
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),

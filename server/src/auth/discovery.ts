@@ -73,7 +73,7 @@ function endpoint(doc: DiscoveryDocument, name: keyof DiscoveryDocument, url: st
 export async function discoverAuthEndpoints(config: Config, opts: DiscoverOptions = {}): Promise<Config> {
   const { auth } = config;
   if (auth.provider !== 'oidc' || auth.discovery === null) return config;
-  const { url, internalIssuer, timeoutMs } = auth.discovery;
+  const { url, internalIssuer, timeoutMs, endSession } = auth.discovery;
   const doc = await fetchDocument(url, Date.now() + timeoutMs, opts);
   if (typeof doc.issuer !== 'string' || trimSlash(doc.issuer) !== auth.issuer) {
     throw new ConfigError(
@@ -90,7 +90,7 @@ export async function discoverAuthEndpoints(config: Config, opts: DiscoverOption
     jwksUrl: auth.jwksUrl || toInternal(endpoint(doc, 'jwks_uri', url, true)),
     userInfoUrl: auth.userInfoUrl || toPublic(discoveredUserInfo),
     userInfoServerUrl: auth.userInfoServerUrl || toInternal(discoveredUserInfo),
-    logoutUrl: auth.logoutUrl || toPublic(endpoint(doc, 'end_session_endpoint', url, false)),
+    logoutUrl: auth.logoutUrl || (endSession ? toPublic(endpoint(doc, 'end_session_endpoint', url, false)) : ''),
     discovery: null,
   };
   return { ...config, auth: next };

@@ -56,6 +56,13 @@ t.test('env vars override what discovery says; with all four set nothing is fetc
   t.equal(idp.hits.get('/api/oidc/.well-known/openid-configuration'), before, 'no discovery request');
 });
 
+t.test('OIDC_LOGOUT_URL=none keeps the browser away from end_session', async (t) => {
+  const { issuer } = await glewlwydLike(t);
+  const config = await discoverAuthEndpoints(loadConfig({ ...base, OIDC_ISSUER: issuer, OIDC_LOGOUT_URL: 'none' }));
+  t.equal(config.auth.logoutUrl, '');
+  t.equal(config.auth.authorizeUrl, `${issuer}/auth`);
+});
+
 t.test('OIDC_DISCOVERY_URL points the server at a document elsewhere', async (t) => {
   const { idp, issuer, doc } = await glewlwydLike(t);
   idp.route('/elsewhere/openid-configuration', doc);
