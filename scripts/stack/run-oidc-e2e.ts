@@ -9,7 +9,7 @@
 // For a bigger runner (test:stack): import { runOidcE2e } and pass the app's command,
 // port and extra env (e.g. STORAGE_DRIVER=s3 with Swift's settings).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -144,6 +144,12 @@ export async function runOidcE2e(opts: RunOptions = {}): Promise<RunResult> {
     if (result.exitCode !== 0) {
       console.error(`--- app log (${appLog}) ---\n${tail(appLog)}`);
       console.error(`--- Glewlwyd log (${idp.logFile}) ---\n${tail(idp.logFile)}`);
+      // Whole logs next to Playwright's report (the temp dirs go away).
+      const keep = join(repoRoot, 'test-results', 'stack-logs');
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(appLog, join(keep, 'app.log'));
+      copyFileSync(idp.logFile, join(keep, 'glewlwyd.log'));
+      console.error(`Full logs: ${keep}`);
     }
     return result;
   } catch (err) {

@@ -26,19 +26,25 @@ export async function createGlewlwydUser(user: Credentials): Promise<void> {
   });
   if (!auth.ok) throw new Error(`Glewlwyd admin sign-in: ${auth.status}`);
   const cookie = auth.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const res = await fetch(`${api}/user/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie },
-    body: JSON.stringify({
-      username: user.username,
-      name: user.username,
-      email: user.email,
-      password: user.password,
-      scope: ['openid', 'email', 'profile'],
-      enabled: true,
-    }),
+  const body = JSON.stringify({
+    username: user.username,
+    name: user.username,
+    email: user.email,
+    password: user.password,
+    scope: ['openid', 'email', 'profile'],
+    enabled: true,
   });
-  if (!res.ok) throw new Error(`Glewlwyd POST /user/: ${res.status} ${await res.text()}`);
+  // Seen once in a full run with two workers: POST /user/ answered 500 with an empty
+  // body (SQLite backend, people signing in at the same moment). Try again; a user
+  // that did get made counts.
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${api}/user/`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body });
+    if (res.ok) return;
+    const exists = await fetch(`${api}/user/${encodeURIComponent(user.username)}`, { headers: { cookie } });
+    if (exists.ok) return;
+    if (res.status < 500 || attempt === 5) throw new Error(`Glewlwyd POST /user/: ${res.status} ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 200 * attempt));
+  }
 }
 
 /**
