@@ -17,7 +17,7 @@
 // an instance behind, and the oidc plugin needs jwks-show, session-management-allowed
 // and mandatory name/email claims for userinfo to carry them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -362,9 +362,6 @@ export async function startGlewlwyd(opts: StartOptions): Promise<Glewlwyd> {
     throw new Error(message, { cause: err });
   }
 }
-
-/** A password for a generated user that meets no policy but is long and random. */
-export const randomPassword = () => `Pw-${randomBytes(8).toString('hex')}`;
 
 async function cli() {
   const { values } = parseArgs({
