@@ -56,16 +56,37 @@ export interface AuthConfig {
   /** Issuer the tokens must carry (public URL). */
   issuer: string;
   clientId: string;
-  /** Audience accepted in `aud`; a token whose `azp` is clientId is accepted too. */
+  /** Audience accepted in `aud`; a token whose `azp` or `client_id` is clientId is accepted too. */
   audience: string;
   /** Where the server fetches the JWKS (may be an internal host name). */
   jwksUrl: string;
-  /** URLs handed to the browser. */
+  /** URLs handed to the browser ('' for logoutUrl: the provider has no end_session_endpoint). */
   authorizeUrl: string;
   userInfoUrl: string;
   logoutUrl: string;
+  /**
+   * The provider's userinfo as the server reaches it: asked once per token when an
+   * access token names no user (Glewlwyd's). '' with the embedded provider.
+   */
+  userInfoServerUrl: string;
+  /**
+   * oidc: where the server reads the provider's discovery document at start
+   * (discoverAuthEndpoints fills the endpoints the env did not set); null when
+   * nothing is left to discover.
+   */
+  discovery: OidcDiscovery | null;
   /** Lifetime of tokens the embedded provider issues. */
   tokenTtlSeconds: number;
+}
+
+export interface OidcDiscovery {
+  url: string;
+  /** The issuer as the server reaches it (OIDC_INTERNAL_ISSUER), for rebasing URLs. */
+  internalIssuer: string;
+  /** false with OIDC_LOGOUT_URL=none: the end_session_endpoint is not used. */
+  endSession: boolean;
+  /** Give up after this long (retrying while the provider starts). */
+  timeoutMs: number;
 }
 
 export interface StorageConfig {
@@ -119,6 +140,25 @@ function required(env: Env, name: string, why: string): string {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/**
+ * The same endpoint under another base: `from`'s path prefix (or, failing that, its
+ * origin) replaced by `to`'s. Turns the internal host's URLs (OIDC_INTERNAL_ISSUER)
+ * into the public ones browsers use, and back.
+ */
+export function rebase(url: string, from: string, to: string): string {
+  if (from === to) return url;
+  if (url === from || url.startsWith(`${from}/`)) return to + url.slice(from.length);
+  try {
+    const u = new URL(url);
+    const f = new URL(from);
+    const t = new URL(to);
+    if (u.origin !== f.origin) return url;
+    return t.origin + u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
 /** The repository root: the folder that holds migrations/ (works from src/ and from dist/). */
 export function findAppRoot(start = dirname(fileURLToPath(import.meta.url))): string {
   let dir = start;
@@ -149,22 +189,39 @@ export function loadConfig(env: Env = process.env): Config {
       authorizeUrl: `${publicUrl}/oauth2/authorize`,
       userInfoUrl: `${publicUrl}/oauth2/userInfo`,
       logoutUrl: `${publicUrl}/oauth2/logout`,
+      userInfoServerUrl: '',
+      discovery: null,
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
     };
   } else {
     const issuer = trimSlash(required(env, 'OIDC_ISSUER', 'when AUTH_PROVIDER=oidc'));
-    // Keycloak's endpoint layout is the default; any other provider sets the URLs.
-    const kc = `${issuer}/protocol/openid-connect`;
     const internalIssuer = trimSlash(str(env, 'OIDC_INTERNAL_ISSUER', issuer));
+    // Endpoints the env leaves unset come from the provider's discovery document at start.
+    const jwksUrl = str(env, 'OIDC_JWKS_URL', '');
+    const authorizeUrl = str(env, 'OIDC_AUTHORIZE_URL', '');
+    const userInfoUrl = str(env, 'OIDC_USERINFO_URL', '');
+    // `none`: never send the browser to the provider's end_session (see docs/self-hosting.md, "Signing out").
+    const logoutSetting = str(env, 'OIDC_LOGOUT_URL', '');
+    const logoutUrl = logoutSetting === 'none' ? '' : logoutSetting;
+    const complete = jwksUrl !== '' && authorizeUrl !== '' && userInfoUrl !== '' && logoutSetting !== '';
     auth = {
       provider,
       issuer,
       clientId,
       audience: str(env, 'OIDC_AUDIENCE', clientId),
-      jwksUrl: str(env, 'OIDC_JWKS_URL', `${internalIssuer}/protocol/openid-connect/certs`),
-      authorizeUrl: str(env, 'OIDC_AUTHORIZE_URL', `${kc}/auth`),
-      userInfoUrl: str(env, 'OIDC_USERINFO_URL', `${kc}/userinfo`),
-      logoutUrl: str(env, 'OIDC_LOGOUT_URL', `${kc}/logout`),
+      jwksUrl,
+      authorizeUrl,
+      userInfoUrl,
+      logoutUrl,
+      userInfoServerUrl: userInfoUrl === '' ? '' : rebase(userInfoUrl, issuer, internalIssuer),
+      discovery: complete
+        ? null
+        : {
+            url: str(env, 'OIDC_DISCOVERY_URL', `${internalIssuer}/.well-known/openid-configuration`),
+            internalIssuer,
+            endSession: logoutSetting !== 'none',
+            timeoutMs: int(env, 'OIDC_DISCOVERY_TIMEOUT_SECONDS', 30, 1) * 1000,
+          },
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
     };
   }

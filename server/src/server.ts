@@ -1,12 +1,14 @@
 import Fastify from 'fastify';
 import app from './app.js';
+import { discoverAuthEndpoints } from './auth/discovery.js';
 import { ConfigError, loadConfig } from './config.js';
 import { fastifyOptions } from './fastify-options.js';
 
 async function main() {
   let config;
   try {
-    config = loadConfig();
+    // With AUTH_PROVIDER=oidc, endpoints the env does not set come from the provider's discovery document.
+    config = await discoverAuthEndpoints(loadConfig());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);

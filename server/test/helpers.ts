@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import app from '../src/app.js';
+import { discoverAuthEndpoints } from '../src/auth/discovery.js';
 import { issueAccessToken } from '../src/auth/issue.js';
 import { findAppRoot, loadConfig, type Config } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
@@ -37,7 +38,8 @@ export interface TestUser {
  */
 export async function buildTestApp(t: Teardown, env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-test-'));
-  const config = loadConfig({
+  // As server.ts does: with AUTH_PROVIDER=oidc the endpoints come from the provider's discovery document.
+  const config = await discoverAuthEndpoints(loadConfig({
     DATA_DIR: dataDir,
     PUBLIC_URL: 'http://localhost:3000',
     LOG_LEVEL: 'silent',
@@ -46,7 +48,7 @@ export async function buildTestApp(t: Teardown, env: Record<string, string> = {}
     // file through TEST_READ_WORKERS, asks for read workers.
     READ_WORKERS: process.env.TEST_READ_WORKERS ?? '0',
     ...env,
-  });
+  }));
   const fastify = Fastify(fastifyOptions(config));
   // fp: the app's decorations (signingKey, users, database, verifyToken…) are reachable from tests.
   await fastify.register(fp(app), { config });

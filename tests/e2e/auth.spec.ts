@@ -20,6 +20,18 @@ test.describe('session', () => {
     expect(url.searchParams.get('redirect_uri')).toBe(`${baseURL}/app/account`);
     expect(url.search).toContain('scope=email%20openid%20profile');
     expect(url.searchParams.get('state')).toMatch(/^[0-9a-f]{32}$/);
+    expect(url.searchParams.get('nonce'), 'openid is in scope: a nonce is sent').toMatch(/^[0-9a-f]{32}$/);
+    expect(url.searchParams.get('prompt'), 'nobody logged out here: no forced sign-in form').toBeNull();
+  });
+
+  test('a provider that refuses the request gets a readable message, not a blank screen', async ({ page }) => {
+    await page.goto('/');
+    await page.goto('/app/account#error=invalid_request&error_description=nonce%20required&state=x');
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('alert')).toHaveText(
+      'The sign-in service refused the request: nonce required. Please try again, or tell whoever runs this site.',
+    );
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
   });
 
   test('without a token every app route sends you to /', async ({ page }) => {
@@ -74,6 +86,31 @@ test.describe('session', () => {
     // Login asks for credentials again (no silent sign-in).
     await page.getByRole('link', { name: 'Login' }).click();
     await new SignInPage(page, provider).waitUntilShown();
+  });
+
+  test('after Logout or the idle logout, Login shows the provider\'s sign-in form, not a silent sign-in', async ({ page, provider }) => {
+    await page.clock.install();
+    const user = await signUp(page, provider);
+    const signInPage = new SignInPage(page, provider);
+
+    await new AccountPage(page).logout.click();
+    await signInPage.confirmLogoutIfAsked();
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+    await page.getByRole('link', { name: 'Login' }).click();
+    await signInPage.waitUntilShown();
+    await expect(page).not.toHaveURL(/\/app\//);
+    // The same person can sign in again on that form.
+    await signInPage.signIn(user);
+    await page.waitForURL('**/app/account');
+    await expect(new AccountPage(page).name).toHaveText(user.username);
+
+    // The 15-minute idle logout behaves the same.
+    await page.clock.fastForward('15:01');
+    await signInPage.confirmLogoutIfAsked();
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+    await page.getByRole('link', { name: 'Login' }).click();
+    await signInPage.waitUntilShown();
+    await expect(page).not.toHaveURL(/\/app\//);
   });
 
   test('15 minutes without activity end the session; activity resets the timer', async ({ page, provider }) => {

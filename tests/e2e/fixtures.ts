@@ -49,11 +49,21 @@ interface Fixtures {
   provider: ProviderKind;
 }
 
+const KINDS: readonly ProviderKind[] = ['embedded', 'keycloak', 'glewlwyd'];
+
+/**
+ * Which provider's pages the suite will meet: E2E_PROVIDER when the runner says so,
+ * otherwise read from the app's /config.json (Glewlwyd's endpoints live under /api/oidc/).
+ */
 export const test = base.extend<Fixtures>({
   provider: async ({ request }, use) => {
+    const fromEnv = process.env.E2E_PROVIDER as ProviderKind | undefined;
+    if (fromEnv !== undefined && !KINDS.includes(fromEnv)) throw new Error(`E2E_PROVIDER must be one of ${KINDS.join(', ')}`);
     const res = await request.get('/config.json');
-    const config = (await res.json()) as { auth: { provider: string } };
-    await use(config.auth.provider === 'embedded' ? 'embedded' : 'keycloak');
+    const config = (await res.json()) as { auth: { provider: string; authorizeUrl: string } };
+    const detected: ProviderKind =
+      config.auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(config.auth.authorizeUrl) ? 'glewlwyd' : 'keycloak';
+    await use(fromEnv ?? detected);
   },
 });
 

@@ -15,6 +15,8 @@ export interface TokenClaims extends JWTPayload {
   'cognito:username'?: string;
   email?: string;
   azp?: string;
+  /** RFC 9068 access tokens (Glewlwyd's `at+jwt`) name their client here instead of `azp`. */
+  client_id?: string;
 }
 
 export type VerifyToken = (token: string) => Promise<TokenClaims>;
@@ -28,8 +30,9 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /**
  * Verifies a bearer token the same way for the embedded provider (its own
- * public key) and for Keycloak (the JWKS fetched from an internal URL, cached):
- * signature, issuer, expiry, and audience or `azp`.
+ * public key) and for an OpenID provider (the JWKS fetched from an internal URL,
+ * cached): signature, issuer, expiry, and the audience, or our client named in
+ * `azp` (Keycloak) or `client_id` (RFC 9068, e.g. Glewlwyd, whose `aud` is the scope).
  */
 export function createTokenVerifier(auth: AuthConfig, localKeys?: JWK[]): VerifyToken {
   const keySet = localKeys
@@ -51,11 +54,62 @@ export function createTokenVerifier(auth: AuthConfig, localKeys?: JWK[]): Verify
       throw err;
     }
     const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.includes(auth.audience) && payload.azp !== auth.clientId) {
+    if (!aud.includes(auth.audience) && payload.azp !== auth.clientId && payload.client_id !== auth.clientId) {
       throw new TokenError('The token was not issued for this application.');
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenError('The token has no subject.');
     return payload as TokenClaims;
+  };
+}
+
+const USERNAME_CLAIMS = ['preferred_username', 'username', 'cognito:username'] as const;
+const hasText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+export interface UserInfoOptions {
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+/**
+ * For providers whose access tokens name no user (Glewlwyd's carry only `sub`):
+ * after the token verifies, asks the provider's userinfo endpoint once, with that
+ * token, for the username and e-mail, so the person is not called 'Beer Lover'.
+ * Wrapped by cacheVerifiedTokens, so it runs once per token. The answer must be
+ * about the same `sub` (OpenID Connect Core 5.3.2). If userinfo cannot be reached
+ * the token is not accepted this time (a plain Error: "could not be verified right
+ * now") rather than renaming the person; if the provider refuses the token, it is
+ * refused. The token itself is never logged or put in an error message.
+ */
+export function withUserInfo(verify: VerifyToken, userInfoUrl: string, opts: UserInfoOptions = {}): VerifyToken {
+  if (userInfoUrl === '') return verify;
+  const doFetch = opts.fetch ?? fetch;
+  return async (token) => {
+    const claims = await verify(token);
+    if (USERNAME_CLAIMS.some((name) => hasText(claims[name]))) return claims;
+    let res: Response;
+    try {
+      res = await doFetch(userInfoUrl, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
+      });
+    } catch (err) {
+      throw new Error(`userinfo did not answer: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`);
+    }
+    if (res.status === 401 || res.status === 403) throw new TokenError('The identity provider no longer accepts this token.');
+    if (!res.ok) throw new Error(`userinfo answered ${res.status}`);
+    let info: Record<string, unknown>;
+    try {
+      info = (await res.json()) as Record<string, unknown>;
+    } catch {
+      throw new Error('userinfo did not answer JSON');
+    }
+    if (typeof info !== 'object' || info === null || info.sub !== claims.sub) {
+      throw new TokenError('The identity provider answered about another subject.');
+    }
+    const extra: Partial<TokenClaims> = {};
+    for (const name of USERNAME_CLAIMS) if (hasText(info[name])) extra[name] = info[name];
+    if (!hasText(claims.email) && hasText(info.email)) extra.email = info.email;
+    return { ...claims, ...extra };
   };
 }
 

@@ -2,7 +2,15 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
 import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
-import { cacheVerifiedTokens, createTokenVerifier, TokenError, usernameFromClaims, type TokenClaims, type VerifyToken } from '../auth/verify.js';
+import {
+  cacheVerifiedTokens,
+  createTokenVerifier,
+  TokenError,
+  usernameFromClaims,
+  withUserInfo,
+  type TokenClaims,
+  type VerifyToken,
+} from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
 import { unauthorized } from '../errors.js';
 
@@ -28,7 +36,8 @@ export default fp(
     const { config } = fastify;
     const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
     const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
-    const verifyToken = cacheVerifiedTokens(createTokenVerifier(config.auth, localKeys));
+    // A provider whose tokens name no user is asked once per token (userInfoServerUrl is '' for the embedded one).
+    const verifyToken = cacheVerifiedTokens(withUserInfo(createTokenVerifier(config.auth, localKeys), config.auth.userInfoServerUrl));
     const users = createUsersRepository(fastify.database.sqlite);
 
     fastify.decorate('signingKey', signingKey);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { generateKeyPair, exportJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { cacheVerifiedTokens, createTokenVerifier, usernameFromClaims } from '../../src/auth/verify.js';
+import { cacheVerifiedTokens, createTokenVerifier, usernameFromClaims, withUserInfo } from '../../src/auth/verify.js';
 import type { AuthConfig } from '../../src/config.js';
 
 const auth: AuthConfig = {
@@ -12,6 +12,8 @@ const auth: AuthConfig = {
   authorizeUrl: '',
   userInfoUrl: '',
   logoutUrl: '',
+  userInfoServerUrl: '',
+  discovery: null,
   tokenTtlSeconds: 900,
 };
 
@@ -66,6 +68,92 @@ t.test('azp of our client stands in for the audience (Keycloak)', async (t) => {
   const verify = createTokenVerifier(auth, [jwk]);
   const claims = await verify(await sign(privateKey, { azp: 'shower-beer' }, { aud: 'account' }));
   t.equal(claims.azp, 'shower-beer');
+});
+
+/** An access token shaped like Glewlwyd's (RFC 9068): typ at+jwt, client_id, aud = the scope string, no username. */
+function rfc9068(key: CryptoKey, claims: Record<string, unknown> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ client_id: 'shower-beer', scope: 'openid email profile', jti: 'j1', ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' })
+    .setIssuer(auth.issuer)
+    .setAudience('openid email profile')
+    .setSubject('sub-alice')
+    .setIssuedAt(now - 10)
+    .setExpirationTime(now + 600)
+    .sign(key);
+}
+
+t.test('an RFC 9068 token that names our client in client_id is accepted like azp (Glewlwyd)', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const verify = createTokenVerifier(auth, [jwk]);
+  const claims = await verify(await rfc9068(privateKey));
+  t.equal(claims.sub, 'sub-alice');
+  t.equal(claims.client_id, 'shower-beer');
+  await t.rejects(verify(await rfc9068(privateKey, { client_id: 'another-app' })), { name: 'TokenError' }, 'another client is refused');
+  await t.rejects(verify(await rfc9068(privateKey, { client_id: undefined })), { name: 'TokenError' }, 'no client and a foreign aud is refused');
+  const configured = createTokenVerifier({ ...auth, audience: 'openid email profile' }, [jwk]);
+  t.equal((await configured(await rfc9068(privateKey, { client_id: 'x' }))).sub, 'sub-alice', 'the audience stays configurable');
+});
+
+/** A userinfo endpoint stand-in: answers `body` (or throws), counting calls and keeping the last Authorization. */
+function fakeUserInfo(answer: () => Response | Promise<Response>) {
+  const seen = { calls: 0, authorization: '' };
+  const doFetch = (async (_url: string | URL | Request, init?: RequestInit) => {
+    seen.calls++;
+    seen.authorization = String((init?.headers as Record<string, string>)?.authorization ?? '');
+    return answer();
+  }) as typeof fetch;
+  return { seen, doFetch };
+}
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+t.test('a token without a username: the provider\'s userinfo names the person, once per token', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const { seen, doFetch } = fakeUserInfo(() => json({ sub: 'sub-alice', preferred_username: 'alice.g', email: 'alice@glew.test' }));
+  const verify = cacheVerifiedTokens(withUserInfo(createTokenVerifier(auth, [jwk]), 'http://idp.test/userinfo', { fetch: doFetch }));
+  const token = await rfc9068(privateKey);
+  const claims = await verify(token);
+  t.equal(usernameFromClaims(claims), 'alice.g', 'the real username, not Beer Lover');
+  t.equal(claims.email, 'alice@glew.test');
+  t.equal(seen.authorization, `Bearer ${token}`, 'asked with the same token');
+  await verify(token);
+  t.equal(seen.calls, 1, 'cached with the verification');
+
+  const named = await sign(privateKey, { preferred_username: 'bob' });
+  t.equal(usernameFromClaims(await verify(named)), 'bob');
+  t.equal(seen.calls, 1, 'a token that names its user is not looked up');
+});
+
+t.test('userinfo trouble never renames the person to Beer Lover', async (t) => {
+  const { privateKey, jwk } = await keypair();
+  const verifier = createTokenVerifier(auth, [jwk]);
+  const token = await rfc9068(privateKey);
+
+  const down = fakeUserInfo(() => Promise.reject(new TypeError('fetch failed')));
+  const v1 = cacheVerifiedTokens(withUserInfo(verifier, 'http://idp.test/userinfo', { fetch: down.doFetch }));
+  const err = await v1(token).then(() => null, (e: Error) => e);
+  t.ok(err && err.name !== 'TokenError', 'unreachable: not accepted this time, as a temporary failure');
+  t.notMatch(err?.message ?? '', token.slice(0, 20), 'the token is not in the message');
+  await v1(token).catch(() => undefined);
+  t.equal(down.seen.calls, 2, 'a failure is not cached');
+
+  const refused = fakeUserInfo(() => json({ error: 'invalid_token' }, 401));
+  await t.rejects(withUserInfo(verifier, 'http://idp.test/userinfo', { fetch: refused.doFetch })(token), { name: 'TokenError' });
+
+  const other = fakeUserInfo(() => json({ sub: 'someone-else', preferred_username: 'mallory' }));
+  await t.rejects(withUserInfo(verifier, 'http://idp.test/userinfo', { fetch: other.doFetch })(token), { name: 'TokenError' }, 'userinfo about another sub is refused');
+
+  const slow = fakeUserInfo(() => new Promise<Response>(() => {}));
+  const slowFetch = ((url: string, init?: RequestInit) =>
+    new Promise<Response>((_resolve, reject) => {
+      void slow.doFetch(url, init);
+      init?.signal?.addEventListener('abort', () => reject(init.signal!.reason));
+    })) as typeof fetch;
+  const started = Date.now();
+  const hold = setTimeout(() => {}, 5_000); // AbortSignal.timeout's timer does not keep the test process alive
+  t.teardown(() => clearTimeout(hold));
+  await t.rejects(withUserInfo(verifier, 'http://idp.test/userinfo', { fetch: slowFetch, timeoutMs: 200 })(token), /timed out/);
+  t.ok(Date.now() - started < 2_000, 'gives up after its timeout');
 });
 
 t.test('the username comes from preferred_username, username, cognito:username, then e-mail', async (t) => {

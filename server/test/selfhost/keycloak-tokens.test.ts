@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import t from 'tap';
 import { bearer, buildTestApp } from '../helpers.js';
+import { keycloakDiscovery } from '../auth/fake-provider.js';
 
 // The compose stack's situation, for real over HTTP: browsers get tokens whose
 // issuer is Keycloak's public URL (http://localhost:8080/realms/shower-beer),
@@ -22,8 +23,14 @@ const other = await generateKeyPair('RS256');
 const jwk: JWK = { ...(await exportJWK(publicKey)), kid: KID, alg: 'RS256', use: 'sig' };
 
 let jwksRequests = 0;
+let discoveryRequests = 0;
 const jwksServer: Server = createServer((req, res) => {
-  if (req.url === '/realms/shower-beer/protocol/openid-connect/certs') {
+  if (req.url === '/realms/shower-beer/.well-known/openid-configuration') {
+    // KC_HOSTNAME (public) with KC_HOSTNAME_BACKCHANNEL_DYNAMIC: asked on the internal host,
+    // Keycloak names its public issuer and front-channel URLs and internal back-channel ones.
+    discoveryRequests++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(keycloakDiscovery(ISSUER, internalIssuer)));
+  } else if (req.url === '/realms/shower-beer/protocol/openid-connect/certs') {
     jwksRequests++;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
   } else {
@@ -75,10 +82,14 @@ function keycloakToken(c: Claims = {}) {
 }
 
 t.test('config: the issuer stays public, the keys come from the internal host', async (t) => {
+  const before = discoveryRequests;
   const { config } = await buildTestApp(t, OIDC_ENV);
+  t.equal(discoveryRequests, before + 1, 'the discovery document was read from the internal host');
   t.equal(config.auth.issuer, ISSUER);
   t.equal(config.auth.jwksUrl, `${internalIssuer}/protocol/openid-connect/certs`);
   t.equal(config.auth.authorizeUrl, `${ISSUER}/protocol/openid-connect/auth`, 'browsers are sent to the public host');
+  t.equal(config.auth.userInfoUrl, `${ISSUER}/protocol/openid-connect/userinfo`, 'the browser calls the public userinfo');
+  t.equal(config.auth.userInfoServerUrl, `${internalIssuer}/protocol/openid-connect/userinfo`);
   t.equal(config.auth.logoutUrl, `${ISSUER}/protocol/openid-connect/logout`);
   t.equal(config.auth.audience, AUDIENCE);
 });

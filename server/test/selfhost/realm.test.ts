@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp } from '../helpers.js';
+import { fakeProvider, keycloakDiscovery } from '../auth/fake-provider.js';
 import { findAppRoot } from '../../src/config.js';
 
 // What Keycloak imports at start-up (start-dev --import-realm). A wrong value
@@ -36,10 +37,15 @@ t.test('the URLs match what the app sends to Keycloak', async (t) => {
   // GET /config.json tells the browser which redirect URIs to ask for; Keycloak
   // only accepts the ones registered here (placeholders filled from APP_PUBLIC_URL).
   const publicUrl = 'https://beer.example.org';
+  // Keycloak as the server reaches it inside Compose; its discovery names the public URLs.
+  const keycloak = await fakeProvider(t);
+  const issuer = 'https://auth.beer.example.org/realms/shower-beer';
+  keycloak.route('/realms/shower-beer/.well-known/openid-configuration', keycloakDiscovery(issuer));
   const { app } = await buildTestApp(t, {
     PUBLIC_URL: publicUrl,
     AUTH_PROVIDER: 'oidc',
-    OIDC_ISSUER: 'https://auth.beer.example.org/realms/shower-beer',
+    OIDC_ISSUER: issuer,
+    OIDC_INTERNAL_ISSUER: `${keycloak.origin}/realms/shower-beer`,
   });
   const cfg = (await app.inject({ method: 'GET', url: '/config.json' })).json();
   const fill = (s: string) => s.replaceAll('${APP_PUBLIC_URL}', publicUrl);

@@ -1,0 +1,188 @@
+// Runs the Playwright suite against the app signed in through a real Glewlwyd:
+// starts Glewlwyd (scripts/stack/glewlwyd.ts), then the app with AUTH_PROVIDER=oidc
+// pointed at it, waits for /readyz, runs `npx playwright test` with E2E_BASE_URL,
+// and stops both, whatever happens. Exits with Playwright's status.
+//
+//   npm run build && npx tsx scripts/stack/run-oidc-e2e.ts
+//   npx tsx scripts/stack/run-oidc-e2e.ts --app-port 3130 --app-command "node server/dist/server.js" -- tests/e2e/auth.spec.ts
+//
+// For a bigger runner (test:stack): import { runOidcE2e } and pass the app's command,
+// port and extra env (e.g. STORAGE_DRIVER=s3 with Swift's settings).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startGlewlwyd, type Glewlwyd } from './glewlwyd.ts';
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+export interface RunOptions {
+  /** Shell command that starts the app (cwd: appCwd). Default: `node server/dist/server.js`. */
+  appCommand?: string;
+  appCwd?: string;
+  /** Port the app listens on (PORT) and Playwright talks to. Default: E2E_PORT or 3130. */
+  appPort?: number;
+  /** PUBLIC_URL; default http://localhost:<appPort>. */
+  publicUrl?: string;
+  /** Extra env for the app (wins over the defaults here, e.g. STORAGE_DRIVER=s3 and S3_*). */
+  appEnv?: Record<string, string>;
+  /** Arguments after `playwright test` (a spec file, --grep …). */
+  playwrightArgs?: string[];
+  /** Called with the provider once it runs, before the app starts. */
+  onProvider?: (idp: Glewlwyd) => void;
+}
+
+export interface RunResult {
+  exitCode: number;
+  glewlwydStartMs: number;
+  appStartMs: number;
+  playwrightMs: number;
+}
+
+const tail = (file: string, lines = 40) => {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
+};
+
+function stopGroup(child: ChildProcess | null, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null || !child.pid) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* gone */
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 25_000);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+export async function runOidcE2e(opts: RunOptions = {}): Promise<RunResult> {
+  const port = opts.appPort ?? Number(process.env.E2E_PORT ?? 3130);
+  const publicUrl = (opts.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const work = mkdtempSync(join(tmpdir(), 'shower-beer-oidc-e2e-'));
+  const appLog = join(work, 'app.log');
+  let idp: Glewlwyd | null = null;
+  let app: ChildProcess | null = null;
+  const result: RunResult = { exitCode: 1, glewlwydStartMs: 0, appStartMs: 0, playwrightMs: 0 };
+  const onSignal = () => {
+    void stopGroup(app, 'SIGKILL');
+    void idp?.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    idp = await startGlewlwyd({ appUrl: publicUrl });
+    result.glewlwydStartMs = idp.startMs;
+    console.log(`Glewlwyd ready in ${idp.startMs} ms: ${idp.issuer}`);
+    opts.onProvider?.(idp);
+
+    const appStarted = Date.now();
+    const out = openSync(appLog, 'a');
+    app = spawn(opts.appCommand ?? 'node server/dist/server.js', {
+      cwd: opts.appCwd ?? repoRoot,
+      shell: true,
+      detached: true, // its own process group, so the whole command stops with it
+      stdio: ['ignore', out, out],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PUBLIC_URL: publicUrl,
+        DATA_DIR: join(work, 'data'),
+        LOG_LEVEL: 'warn',
+        STORAGE_DRIVER: 'local',
+        AUTH_PROVIDER: 'oidc',
+        OIDC_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: idp.clientId,
+        // Glewlwyd's end_session does nothing without an ID token (the app holds none with
+        // response_type=token): keep the browser off it; prompt=login does the rest.
+        OIDC_LOGOUT_URL: 'none',
+        // Every test signs people in from one address.
+        RATE_LIMIT_AUTH_PER_MINUTE: '10000',
+        RATE_LIMIT_WRITES_PER_MINUTE: '10000',
+        ...opts.appEnv,
+      },
+    });
+    closeSync(out);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (app.exitCode !== null) throw new Error(`the app exited (${app.exitCode}) before it was ready`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) });
+        if (res.ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) throw new Error('the app was not ready within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    result.appStartMs = Date.now() - appStarted;
+    console.log(`App ready in ${result.appStartMs} ms at ${publicUrl}`);
+
+    const pwStarted = Date.now();
+    const pw = spawn('npx', ['playwright', 'test', ...(opts.playwrightArgs ?? [])], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        E2E_BASE_URL: publicUrl,
+        E2E_PROVIDER: 'glewlwyd',
+        E2E_GLEWLWYD_ADMIN_URL: idp.adminUrl,
+      },
+    });
+    result.exitCode = await new Promise<number>((resolve) => pw.once('exit', (code) => resolve(code ?? 1)));
+    result.playwrightMs = Date.now() - pwStarted;
+    if (result.exitCode !== 0) {
+      console.error(`--- app log (${appLog}) ---\n${tail(appLog)}`);
+      console.error(`--- Glewlwyd log (${idp.logFile}) ---\n${tail(idp.logFile)}`);
+      // Whole logs next to Playwright's report (the temp dirs go away).
+      const keep = join(repoRoot, 'test-results', 'stack-logs');
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(appLog, join(keep, 'app.log'));
+      copyFileSync(idp.logFile, join(keep, 'glewlwyd.log'));
+      console.error(`Full logs: ${keep}`);
+    }
+    return result;
+  } catch (err) {
+    console.error(`run-oidc-e2e: ${(err as Error).message}`);
+    console.error(`--- app log ---\n${tail(appLog)}`);
+    if (idp) console.error(`--- Glewlwyd log ---\n${tail(idp.logFile)}`);
+    return result;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stopGroup(app);
+    await idp?.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'app-command': { type: 'string' },
+      'app-port': { type: 'string' },
+      'public-url': { type: 'string' },
+    },
+  });
+  const res = await runOidcE2e({
+    appCommand: values['app-command'],
+    appPort: values['app-port'] ? Number(values['app-port']) : undefined,
+    publicUrl: values['public-url'],
+    playwrightArgs: positionals,
+  });
+  console.log(
+    `run-oidc-e2e: exit ${res.exitCode}; Glewlwyd ${res.glewlwydStartMs} ms, app ${res.appStartMs} ms, Playwright ${Math.round(res.playwrightMs / 1000)} s`,
+  );
+  process.exit(res.exitCode);
+}
