@@ -93,7 +93,7 @@ export function withUserInfo(verify: VerifyToken, userInfoUrl: string, opts: Use
         signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
       });
     } catch (err) {
-      throw new Error(`userinfo did not answer: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`);
+      throw new Error(`userinfo did not answer: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, { cause: err });
     }
     if (res.status === 401 || res.status === 403) throw new TokenError('The identity provider no longer accepts this token.');
     if (!res.ok) throw new Error(`userinfo answered ${res.status}`);
