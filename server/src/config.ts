@@ -46,6 +46,15 @@ export interface Config {
     /** Base URL of the spec's second API host ('' = same origin). */
     secondApiBaseUrl: string;
   };
+  /** Password guesses the embedded provider evaluates (idp/login-throttle.ts). */
+  login: {
+    /** Per typed name or e-mail and client address, within windowMs. */
+    maxAttempts: number;
+    windowMs: number;
+    /** Per typed name or e-mail over every address: held at once, then drained per hour. */
+    accountBurst: number;
+    accountPerHour: number;
+  };
   migrationsDir: string;
   /** Threads that run feed pages off the request thread (0: on it). */
   readWorkers: number;
@@ -215,6 +224,12 @@ export function loadConfig(env: Env = process.env): Config {
       distDir: resolve(str(env, 'WEB_DIST_DIR', join(appRoot, 'web', 'dist'))),
       apiBaseUrl: trimSlash(str(env, 'API_BASE_URL', '')),
       secondApiBaseUrl: trimSlash(str(env, 'SECOND_API_BASE_URL', '')),
+    },
+    login: {
+      maxAttempts: int(env, 'LOGIN_MAX_ATTEMPTS', 5, 1),
+      windowMs: int(env, 'LOGIN_WINDOW_SECONDS', 900, 1) * 1000,
+      accountBurst: int(env, 'LOGIN_ACCOUNT_BURST', 30, 1),
+      accountPerHour: int(env, 'LOGIN_ACCOUNT_PER_HOUR', 30, 1),
     },
     migrationsDir: join(appRoot, 'migrations'),
     // One per core, at most 4: the request thread and the load share the cores with them.

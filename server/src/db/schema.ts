@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // Timestamps are integer milliseconds since the epoch (UTC).
 // Counters (post_count, like_count, …) are maintained in the same transaction
@@ -161,3 +161,27 @@ export type Post = typeof posts.$inferSelect;
 export type Comment = typeof comments.$inferSelect;
 export type Upload = typeof uploads.$inferSelect;
 export type IdpAccount = typeof idpAccounts.$inferSelect;
+
+/**
+ * Sign-in attempts of the embedded provider, one row per attempt reserved for a
+ * typed name or e-mail from one address (idp/login-throttle.ts). Kept in the
+ * database so a restart does not forget them and every process shares them.
+ */
+export const loginAttempts = sqliteTable(
+  'login_attempts',
+  {
+    /** `<typed identifier, lower case>\n<client address>`. */
+    key: text('key').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('login_attempts_key_at_idx').on(t.key, t.at), index('login_attempts_at_idx').on(t.at)],
+);
+
+/** The per-identifier ceiling over every address: a leaky bucket of failed attempts. */
+export const loginBuckets = sqliteTable('login_buckets', {
+  /** The typed identifier, lower case. */
+  key: text('key').primaryKey(),
+  /** Attempts held, drained at the configured rate per hour since updated_at. */
+  level: real('level').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { IdpAccount } from '../db/schema.js';
 import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
-import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 
 /** What the rest of the server may know about an account (never the hash). */
@@ -60,6 +60,8 @@ const isUniqueViolation = (err: unknown) =>
 export interface AccountsServiceOptions {
   repository?: AccountsRepository;
   throttle?: LoginThrottle;
+  /** Limits for the default throttle (config.login). */
+  throttleOptions?: LoginThrottleOptions;
   hashParams?: ScryptParams;
   now?: () => number;
 }
@@ -70,7 +72,7 @@ export interface AccountsServiceOptions {
  */
 export function createAccountsService(sqlite: Database.Database, options: AccountsServiceOptions = {}) {
   const repo = options.repository ?? createAccountsRepository(sqlite);
-  const throttle = options.throttle ?? createLoginThrottle();
+  const throttle = options.throttle ?? createLoginThrottle(sqlite, options.throttleOptions);
   const hashParams = options.hashParams ?? DEFAULT_PARAMS;
   const now = options.now ?? Date.now;
 
@@ -110,26 +112,22 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
     },
 
     /**
-     * Checks a username or e-mail and password. The same work and the same
-     * answer whether or not the account exists; failures are counted per
-     * account and refused for a while after too many.
+     * Checks a username or e-mail and password from a client address. The same
+     * work and the same answer whether or not the account exists. The attempt
+     * is counted before the password is hashed (login-throttle.ts), so parallel
+     * guesses cannot get past the limit.
      */
-    async signIn(identifier: string, password: string): Promise<SignInResult> {
+    async signIn(identifier: string, password: string, address = ''): Promise<SignInResult> {
       const login = identifier.trim();
+      const reserved = throttle.reserve(login, address);
+      if (!reserved.ok) return { ok: false, reason: 'throttled', retryAfterSeconds: reserved.retryAfterSeconds };
       const found = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
-      const key = found ? `account:${found.id}` : `name:${login.toLowerCase()}`;
-      const retryAfterSeconds = throttle.retryAfterSeconds(key);
-      if (retryAfterSeconds > 0) return { ok: false, reason: 'throttled', retryAfterSeconds };
       const overlong = password.length > PASSWORD_MAX;
       const matches = await verifyPassword(overlong ? '' : password, found?.passwordHash ?? (await dummyHash()));
-      if (!found || !matches || overlong) {
-        throttle.fail(key);
-        return { ok: false, reason: 'invalid' };
-      }
-      throttle.reset(key);
+      if (!found || !matches || overlong) return { ok: false, reason: 'invalid' };
+      throttle.succeeded(login, address);
       return { ok: true, account: publicAccount(found) };
     },
-
     findById(id: string): Account | undefined {
       const row = repo.findById(id);
       return row ? publicAccount(row) : undefined;

@@ -100,7 +100,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (identifier === '' || password === '') {
       return html(reply, 400, page('Enter your username or email and your password.'), csrfToken);
     }
-    const result = await accounts.signIn(identifier, password);
+    const result = await accounts.signIn(identifier, password, request.ip);
     if (!result.ok) {
       if (result.reason === 'throttled') {
         const minutes = Math.ceil(result.retryAfterSeconds / 60);
