@@ -54,6 +54,8 @@ export interface Config {
     /** Per typed name or e-mail over every address: held at once, then drained per hour. */
     accountBurst: number;
     accountPerHour: number;
+    /** Sign-ups per client address per hour told that their e-mail is already registered. */
+    signUpEmailTakenPerHour: number;
   };
   migrationsDir: string;
   /** Threads that run feed pages off the request thread (0: on it). */
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int(env, 'LOGIN_WINDOW_SECONDS', 900, 1) * 1000,
       accountBurst: int(env, 'LOGIN_ACCOUNT_BURST', 30, 1),
       accountPerHour: int(env, 'LOGIN_ACCOUNT_PER_HOUR', 30, 1),
+      signUpEmailTakenPerHour: int(env, 'SIGNUP_EMAIL_TAKEN_PER_HOUR', 5, 1),
     },
     migrationsDir: join(appRoot, 'migrations'),
     // One per core, at most 4: the request thread and the load share the cores with them.

@@ -13,6 +13,7 @@ export function createAccountsRepository(sqlite: Database.Database) {
     'INSERT INTO idp_accounts (id, username, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const remove = sqlite.prepare<[string]>('DELETE FROM idp_accounts WHERE id = ?');
+  const removedUser = sqlite.prepare<[string], number>('SELECT 1 FROM users WHERE sub = ? AND deleted_at IS NOT NULL').pluck();
 
   return {
     findById: (id: string) => byId.get(id),
@@ -23,6 +24,8 @@ export function createAccountsRepository(sqlite: Database.Database) {
       insert.run(account.id, account.username, account.email, account.passwordHash, account.createdAt);
     },
     delete: (id: string) => remove.run(id).changes > 0,
+    /** True when the API's user of this account has been removed. */
+    isRemoved: (id: string) => removedUser.get(id) !== undefined,
     /** Runs fn in one BEGIN IMMEDIATE transaction (check-then-insert stays atomic). */
     transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
   };

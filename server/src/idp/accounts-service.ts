@@ -121,13 +121,17 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
       const login = identifier.trim();
       const reserved = throttle.reserve(login, address);
       if (!reserved.ok) return { ok: false, reason: 'throttled', retryAfterSeconds: reserved.retryAfterSeconds };
-      const found = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
+      const match = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
+      // A removed account answers as a name nobody has, the right password included.
+      const found = match && !repo.isRemoved(match.id) ? match : undefined;
       const overlong = password.length > PASSWORD_MAX;
-      const matches = await verifyPassword(overlong ? '' : password, found?.passwordHash ?? (await dummyHash()));
+      const matches = await verifyPassword(overlong ? '' : password, match?.passwordHash ?? (await dummyHash()));
       if (!found || !matches || overlong) return { ok: false, reason: 'invalid' };
       throttle.succeeded(login, address);
       return { ok: true, account: publicAccount(found) };
     },
+    /** True when an account has this e-mail (any case). */
+    isEmailTaken: (email: string) => repo.findByEmail(email.trim()) !== undefined,
     findById(id: string): Account | undefined {
       const row = repo.findById(id);
       return row ? publicAccount(row) : undefined;
