@@ -185,3 +185,17 @@ export const loginBuckets = sqliteTable('login_buckets', {
   level: real('level').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * Access tokens ended before their expiry (logout), by `jti`; a row is kept
+ * until the token would have expired anyway (auth/revocations.ts).
+ */
+export const revokedTokens = sqliteTable(
+  'revoked_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    /** The token's `exp`, in milliseconds. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
+);

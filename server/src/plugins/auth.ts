@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
 import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
+import { createRevocations, refuseRevoked, type Revocations } from '../auth/revocations.js';
 import { cacheVerifiedTokens, createTokenVerifier, TokenError, usernameFromClaims, type TokenClaims, type VerifyToken } from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
 import { unauthorized } from '../errors.js';
@@ -11,6 +12,8 @@ declare module 'fastify' {
     /** Present with the embedded provider only: the key it signs tokens with. */
     signingKey: SigningKey | null;
     verifyToken: VerifyToken;
+    /** Tokens ended by logout (auth/revocations.ts). */
+    revocations: Revocations;
     users: UsersRepository;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest) => Promise<void>;
@@ -28,11 +31,13 @@ export default fp(
     const { config } = fastify;
     const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
     const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
-    const verifyToken = cacheVerifiedTokens(createTokenVerifier(config.auth, localKeys));
+    const revocations = createRevocations(fastify.database.sqlite);
+    const verifyToken = refuseRevoked(cacheVerifiedTokens(createTokenVerifier(config.auth, localKeys)), revocations);
     const users = createUsersRepository(fastify.database.sqlite);
 
     fastify.decorate('signingKey', signingKey);
     fastify.decorate('verifyToken', verifyToken);
+    fastify.decorate('revocations', revocations);
     fastify.decorate('users', users);
     fastify.decorateRequest('user', null as unknown as AuthUser);
     fastify.decorateRequest('tokenClaims', null as unknown as TokenClaims);

@@ -10,6 +10,7 @@ import commentRoutes from './comments.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
 import likeRoutes from './likes.js';
+import sessionRoutes from './session.js';
 import userRoutes from './users.js';
 
 /**
@@ -40,6 +41,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(commentRoutes, deps);
   await fastify.register(followRoutes, deps);
   await fastify.register(userRoutes, deps);
+  await fastify.register(sessionRoutes, deps);
 };
 
 /** What the route files get: repositories with their statements already prepared. */

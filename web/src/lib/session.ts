@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config';
+import { revokeSession } from '@/lib/session-api';
 
 const TOKEN_KEY = 'sb.accessToken';
 const STATE_KEY = 'sb.oauthState';
@@ -75,6 +76,7 @@ function clearSession(): void {
 
 /** Logout: forget the token and end the provider's session too, which sends the browser back to /. */
 export function logout(): void {
+  revokeSession(getToken());
   clearSession();
   const { auth } = getConfig();
   if (!auth.logoutUrl) {

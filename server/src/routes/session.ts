@@ -1,0 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ApiDeps } from './api.js';
+import { errors } from './api-schemas.js';
+
+/** Logout: the token that calls this stops working at once, not only when it expires. */
+const sessionRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (fastify) => {
+  fastify.delete(
+    '/session',
+    { schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...errors } } },
+    async (request) => ({ signedOut: fastify.revocations.revoke(request.tokenClaims) }),
+  );
+};
+
+export default sessionRoutes;
