@@ -6,6 +6,7 @@ import { createReadPool, type ReadPool } from '../db/read-pool.js';
 import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import type { UsersRepository } from '../domain/users-repository.js';
+import accountRoutes from './account.js';
 import commentRoutes from './comments.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
@@ -42,6 +43,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(followRoutes, deps);
   await fastify.register(userRoutes, deps);
   await fastify.register(sessionRoutes, deps);
+  await fastify.register(accountRoutes, deps);
 };
 
 /** What the route files get: repositories with their statements already prepared. */

@@ -200,6 +200,10 @@ export const deleteComment = (commentId: number) =>
 export const deletePost = (postId: number) =>
   request<{ deleted: boolean }>(`/api/post?postId=${postId}`, { method: 'DELETE' });
 
+/** Removes the caller's account and everything in it; the body names it again as confirmation. */
+export const deleteAccount = (confirmUsername: string) =>
+  request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+
 // --- uploads -----------------------------------------------------------------
 
 const presignUpload = (file: File, isProfilePicture: boolean) =>

@@ -14,6 +14,7 @@ import { useMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
 import styles from './account-page.module.css';
+import { DeleteAccount } from './delete-account';
 
 const PAGE = 30;
 /** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
@@ -179,6 +180,7 @@ export function AccountPage() {
             Logout
           </button>
         </div>
+        {summary.username && <DeleteAccount username={summary.username} />}
         {photoProgress !== null && (
           <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />
         )}
