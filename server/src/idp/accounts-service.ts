@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { IdpAccount } from '../db/schema.js';
 import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { weakPasswordReason } from './password-strength.js';
 import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 
 /** What the rest of the server may know about an account (never the hash). */
@@ -49,6 +50,10 @@ export function validateSignUp(input: SignUpInput): FieldErrors {
   if (input.email.length > 254 || !EMAIL.test(input.email)) errors.email = MESSAGES.email;
   if (input.password.length < PASSWORD_MIN) errors.password = MESSAGES.passwordShort;
   else if (input.password.length > PASSWORD_MAX) errors.password = MESSAGES.passwordLong;
+  else {
+    const weak = weakPasswordReason(input.password, [input.username, input.email, input.email.split('@')[0] ?? '', 'shower', 'beer']);
+    if (weak) errors.password = weak;
+  }
   return errors;
 }
 
