@@ -149,10 +149,13 @@ export const idpAccounts = sqliteTable(
     /** scrypt$N$r$p$salt$hash (base64url parts). */
     passwordHash: text('password_hash').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The username's confusable skeleton (domain/text.ts): no two names may look alike. Null until backfilled. */
+    usernameSkeleton: text('username_skeleton'),
   },
   (t) => [
     uniqueIndex('idp_accounts_username_unique').on(sql`${t.username} COLLATE NOCASE`),
     uniqueIndex('idp_accounts_email_unique').on(sql`${t.email} COLLATE NOCASE`),
+    uniqueIndex('idp_accounts_skeleton_unique').on(t.usernameSkeleton),
   ],
 );
 

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { IdpAccount } from '../db/schema.js';
 import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { hasHiddenCharacters } from '../domain/text.js';
 import { weakPasswordReason } from './password-strength.js';
 import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 
@@ -31,6 +32,8 @@ export type SignInResult =
 export const MESSAGES = {
   username: 'Choose a username of 3 to 30 characters: letters, digits, _ . and - only.',
   usernameTaken: 'That username is already taken. Please choose another.',
+  usernameHidden: 'Usernames cannot contain invisible or text-direction characters. Please type it again.',
+  usernameLookalike: 'That username looks the same as one already taken (letters like I and l, or O and 0, look alike). Please choose another.',
   email: 'Enter a valid email address, like name@example.com.',
   emailTaken: 'An account with this email already exists. Sign in instead.',
   passwordShort: 'Use a password of at least 8 characters.',
@@ -46,7 +49,8 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 /** Format checks only (no database): the same rules for the sign-up page and user:add. */
 export function validateSignUp(input: SignUpInput): FieldErrors {
   const errors: FieldErrors = {};
-  if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
+  if (hasHiddenCharacters(input.username)) errors.username = MESSAGES.usernameHidden;
+  else if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
   if (input.email.length > 254 || !EMAIL.test(input.email)) errors.email = MESSAGES.email;
   if (input.password.length < PASSWORD_MIN) errors.password = MESSAGES.passwordShort;
   else if (input.password.length > PASSWORD_MAX) errors.password = MESSAGES.passwordLong;
@@ -57,7 +61,7 @@ export function validateSignUp(input: SignUpInput): FieldErrors {
   return errors;
 }
 
-const publicAccount = (a: IdpAccount): Account => ({ id: a.id, username: a.username, email: a.email });
+const publicAccount = (a: Omit<IdpAccount, 'usernameSkeleton'>): Account => ({ id: a.id, username: a.username, email: a.email });
 
 const isUniqueViolation = (err: unknown) =>
   typeof err === 'object' && err !== null && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -85,16 +89,17 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
   function takenErrors(username: string, email: string): FieldErrors {
     const errors: FieldErrors = {};
     if (repo.findByUsername(username)) errors.username = MESSAGES.usernameTaken;
+    else if (repo.findLookalike(username)) errors.username = MESSAGES.usernameLookalike;
     if (repo.findByEmail(email)) errors.email = MESSAGES.emailTaken;
     return errors;
   }
 
   return {
     async signUp(raw: SignUpInput): Promise<SignUpResult> {
-      const input = { username: raw.username.trim(), email: raw.email.trim(), password: raw.password };
+      const input = { username: raw.username.trim().normalize('NFC'), email: raw.email.trim().normalize('NFC'), password: raw.password };
       const errors = { ...takenErrors(input.username, input.email), ...validateSignUp(input) };
       if (Object.keys(errors).length > 0) return { ok: false, errors };
-      const account: IdpAccount = {
+      const account: Omit<IdpAccount, 'usernameSkeleton'> = {
         id: randomUUID(),
         username: input.username,
         email: input.email,

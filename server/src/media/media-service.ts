@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { cleanText } from '../domain/text.js';
 import type { AuthUser } from '../domain/users-repository.js';
 import {
   badRequest,
@@ -145,10 +146,10 @@ export function createMediaService(deps: MediaServiceDeps) {
           throw badRequest(`The caption is too long: at most ${CAPTION_MAX} characters (it has ${body.caption.length}).`);
         }
         // Control characters (other than newline and tab) are dropped, as in comments.
-        caption = body.caption
-          .replace(/\r\n?/g, '\n')
-          .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
-          .trim();
+        // Hidden characters (direction overrides, zero-width) are dropped too, and marks limited (domain/text.ts).
+        caption = cleanText(
+          body.caption.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, ''),
+        ).trim();
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
 

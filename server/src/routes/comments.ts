@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CURSOR_PATTERN, OLDEST, parseCursor, parseId } from '../domain/paging.js';
+import { cleanText } from '../domain/text.js';
 import { badRequest } from '../errors.js';
 import type { ApiDeps } from './api.js';
 import { Comment, ErrorBody, errors, Id, IdParam } from './api-schemas.js';
@@ -9,14 +10,16 @@ export const COMMENT_MAX_LENGTH = 500;
 
 /**
  * The text stored for a comment: line endings unified, control characters
- * other than newline and tab removed, trimmed; 1–500 characters.
+ * other than newline and tab removed, hidden characters stripped and combining
+ * marks limited (domain/text.ts), trimmed; 1–500 characters.
  */
 export function cleanComment(raw: string): string {
-  const text = raw
-    .replace(/\r\n?/g, '\n')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, '')
-    .trim();
+  const text = cleanText(
+    raw
+      .replace(/\r\n?/g, '\n')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029]/g, ''),
+  ).trim();
   const length = Array.from(text).length;
   if (length === 0) throw badRequest('comment must not be empty.');
   if (length > COMMENT_MAX_LENGTH) throw badRequest(`comment must be at most ${COMMENT_MAX_LENGTH} characters.`);
