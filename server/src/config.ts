@@ -31,6 +31,8 @@ export interface Config {
     maxPixels: number;
     /** Image jobs allowed at once; more wait in line so the event loop stays free. */
     imageConcurrency: number;
+    /** Bytes of images (and waiting uploads) one user may store; 0: no limit. */
+    quotaBytes: number;
   };
   rateLimits: {
     /** Writes (POST/PUT/DELETE under /api and uploads) per user per minute. */
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       orphanTtlSeconds: int(env, 'UPLOAD_ORPHAN_TTL_SECONDS', 24 * 3600, 1),
       maxPixels: int(env, 'IMAGE_MAX_PIXELS', 100_000_000, 1),
       imageConcurrency: int(env, 'IMAGE_CONCURRENCY', 1, 1),
+      quotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 1024 ** 3),
     },
     rateLimits: {
       writesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 600, 1),

@@ -18,6 +18,7 @@ test.describe('deleting an account', () => {
 
     const account = new AccountPage(page);
     await account.goto();
+    await expect(page.getByText(/^Storage: [\d.]+ (bytes|KB) of 1 GB used$/)).toBeVisible();
     await account.deleteAccount.scrollIntoViewIfNeeded();
     await account.deleteAccount.click();
     await expect(account.confirmDelete).toBeDisabled();

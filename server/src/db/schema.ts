@@ -53,6 +53,8 @@ export const posts = sqliteTable(
     likeCount: integer('like_count').notNull().default(0),
     commentCount: integer('comment_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
+    /** Bytes of its processed images in storage (display + thumb): what the owner's quota counts. */
+    storedBytes: integer('stored_bytes').notNull().default(0),
   },
   (t) => [
     // Discover: newest first over visible posts.

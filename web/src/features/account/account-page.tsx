@@ -15,6 +15,7 @@ import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
 import styles from './account-page.module.css';
 import { DeleteAccount } from './delete-account';
+import { StorageUse } from './storage-use';
 
 const PAGE = 30;
 /** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
@@ -156,6 +157,7 @@ export function AccountPage() {
             <dd>{formatCount(summary.totalComments)}</dd>
           </div>
         </dl>
+        <StorageUse version={summary.postCount} />
 
         <div className={styles.actions}>
           <button
