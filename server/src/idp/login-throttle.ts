@@ -19,7 +19,8 @@ import type Database from 'better-sqlite3';
  *
  * An attempt is reserved (counted as a failure) in one IMMEDIATE transaction
  * before the password is hashed, so however many guesses arrive at once, at
- * most the limit are ever evaluated. A success clears both counts.
+ * most the limit are ever evaluated. A success clears the count of its own
+ * address and takes its own attempt out of the ceiling.
  */
 export interface LoginThrottleOptions {
   /** Attempts per identifier and address within windowMs. */
@@ -91,10 +92,17 @@ export function createLoginThrottle(sqlite: Database.Database, options: LoginThr
     return { ok: true };
   });
 
+  // NIST SP 800-63B 5.2.2: after a success, disregard the failures "from the same IP address";
+  // the ceiling over all addresses keeps the others (only this attempt's own reservation goes).
   const succeeded = sqlite.transaction((identifier: string, address: string) => {
+    const at = now();
     const id = throttleIdentifier(identifier);
     clearPair.run(pairKey(id, address));
-    clearBucket.run(id);
+    const held = bucket.get(id);
+    if (!held) return;
+    const level = Math.max(0, held.level - (at - held.updatedAt) * drainPerMs) - 1;
+    if (level > 0) setBucket.run(id, level, at);
+    else clearBucket.run(id);
   });
 
   return {
@@ -103,7 +111,7 @@ export function createLoginThrottle(sqlite: Database.Database, options: LoginThr
      * password is checked, or says how long to wait when a limit is reached.
      */
     reserve: (identifier: string, address: string): Reservation => reserve.immediate(identifier, address),
-    /** The password was right: the counts start again. */
+    /** The password was right: this address's count starts again, and this attempt leaves the ceiling. */
     succeeded: (identifier: string, address: string) => succeeded.immediate(identifier, address),
   };
 }

@@ -82,3 +82,17 @@ t.test('the counts live in the database: a restart (a new throttle) still refuse
   second.succeeded('bob', '192.0.2.1');
   t.match(second.reserve('bob', '192.0.2.1'), { ok: true }, 'a success clears the count');
 });
+
+t.test('a success forgets the failures of its own address only, and successes never fill the ceiling', async (t) => {
+  const sqlite = freshDatabase(t);
+  const throttle = createLoginThrottle(sqlite);
+  for (let i = 0; i < 60; i++) {
+    t.match(throttle.reserve('alice', '192.0.2.1'), { ok: true });
+    throttle.succeeded('alice', '192.0.2.1');
+  }
+  t.pass('sixty sign-ins in a row are never slowed');
+  for (let i = 0; i < 5; i++) throttle.reserve('alice', '203.0.113.7');
+  throttle.reserve('alice', '192.0.2.1');
+  throttle.succeeded('alice', '192.0.2.1');
+  t.match(throttle.reserve('alice', '203.0.113.7'), { ok: false }, 'the owner signing in elsewhere does not reset the guesser');
+});
