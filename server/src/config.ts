@@ -31,6 +31,8 @@ export interface Config {
     maxPixels: number;
     /** Image jobs allowed at once; more wait in line so the event loop stays free. */
     imageConcurrency: number;
+    /** Bytes of images (and waiting uploads) one user may store; 0: no limit. */
+    quotaBytes: number;
   };
   rateLimits: {
     /** Writes (POST/PUT/DELETE under /api and uploads) per user per minute. */
@@ -45,6 +47,17 @@ export interface Config {
     apiBaseUrl: string;
     /** Base URL of the spec's second API host ('' = same origin). */
     secondApiBaseUrl: string;
+  };
+  /** Password guesses the embedded provider evaluates (idp/login-throttle.ts). */
+  login: {
+    /** Per typed name or e-mail and client address, within windowMs. */
+    maxAttempts: number;
+    windowMs: number;
+    /** Per typed name or e-mail over every address: held at once, then drained per hour. */
+    accountBurst: number;
+    accountPerHour: number;
+    /** Sign-ups per client address per hour told that their e-mail is already registered. */
+    signUpEmailTakenPerHour: number;
   };
   migrationsDir: string;
   /** Threads that run feed pages off the request thread (0: on it). */
@@ -263,6 +276,7 @@ export function loadConfig(env: Env = process.env): Config {
       orphanTtlSeconds: int(env, 'UPLOAD_ORPHAN_TTL_SECONDS', 24 * 3600, 1),
       maxPixels: int(env, 'IMAGE_MAX_PIXELS', 100_000_000, 1),
       imageConcurrency: int(env, 'IMAGE_CONCURRENCY', 1, 1),
+      quotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 1024 ** 3),
     },
     rateLimits: {
       writesPerMinute: int(env, 'RATE_LIMIT_WRITES_PER_MINUTE', 600, 1),
@@ -272,6 +286,13 @@ export function loadConfig(env: Env = process.env): Config {
       distDir: resolve(str(env, 'WEB_DIST_DIR', join(appRoot, 'web', 'dist'))),
       apiBaseUrl: trimSlash(str(env, 'API_BASE_URL', '')),
       secondApiBaseUrl: trimSlash(str(env, 'SECOND_API_BASE_URL', '')),
+    },
+    login: {
+      maxAttempts: int(env, 'LOGIN_MAX_ATTEMPTS', 5, 1),
+      windowMs: int(env, 'LOGIN_WINDOW_SECONDS', 900, 1) * 1000,
+      accountBurst: int(env, 'LOGIN_ACCOUNT_BURST', 30, 1),
+      accountPerHour: int(env, 'LOGIN_ACCOUNT_PER_HOUR', 30, 1),
+      signUpEmailTakenPerHour: int(env, 'SIGNUP_EMAIL_TAKEN_PER_HOUR', 5, 1),
     },
     migrationsDir: join(appRoot, 'migrations'),
     // One per core, at most 4: the request thread and the load share the cores with them.

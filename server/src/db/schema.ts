@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // Timestamps are integer milliseconds since the epoch (UTC).
 // Counters (post_count, like_count, …) are maintained in the same transaction
@@ -53,6 +53,8 @@ export const posts = sqliteTable(
     likeCount: integer('like_count').notNull().default(0),
     commentCount: integer('comment_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
+    /** Bytes of its processed images in storage (display + thumb): what the owner's quota counts. */
+    storedBytes: integer('stored_bytes').notNull().default(0),
   },
   (t) => [
     // Discover: newest first over visible posts.
@@ -149,10 +151,13 @@ export const idpAccounts = sqliteTable(
     /** scrypt$N$r$p$salt$hash (base64url parts). */
     passwordHash: text('password_hash').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The username's confusable skeleton (domain/text.ts): no two names may look alike. Null until backfilled. */
+    usernameSkeleton: text('username_skeleton'),
   },
   (t) => [
     uniqueIndex('idp_accounts_username_unique').on(sql`${t.username} COLLATE NOCASE`),
     uniqueIndex('idp_accounts_email_unique').on(sql`${t.email} COLLATE NOCASE`),
+    uniqueIndex('idp_accounts_skeleton_unique').on(t.usernameSkeleton),
   ],
 );
 
@@ -161,3 +166,41 @@ export type Post = typeof posts.$inferSelect;
 export type Comment = typeof comments.$inferSelect;
 export type Upload = typeof uploads.$inferSelect;
 export type IdpAccount = typeof idpAccounts.$inferSelect;
+
+/**
+ * Sign-in attempts of the embedded provider, one row per attempt reserved for a
+ * typed name or e-mail from one address (idp/login-throttle.ts). Kept in the
+ * database so a restart does not forget them and every process shares them.
+ */
+export const loginAttempts = sqliteTable(
+  'login_attempts',
+  {
+    /** `<typed identifier, lower case>\n<client address>`. */
+    key: text('key').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('login_attempts_key_at_idx').on(t.key, t.at), index('login_attempts_at_idx').on(t.at)],
+);
+
+/** The per-identifier ceiling over every address: a leaky bucket of failed attempts. */
+export const loginBuckets = sqliteTable('login_buckets', {
+  /** The typed identifier, lower case. */
+  key: text('key').primaryKey(),
+  /** Attempts held, drained at the configured rate per hour since updated_at. */
+  level: real('level').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * Access tokens ended before their expiry (logout), by `jti`; a row is kept
+ * until the token would have expired anyway (auth/revocations.ts).
+ */
+export const revokedTokens = sqliteTable(
+  'revoked_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    /** The token's `exp`, in milliseconds. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
+);

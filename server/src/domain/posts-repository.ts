@@ -39,8 +39,9 @@ const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.is_anonymous AS is
 
 // Page statements do not filter on users.deleted_at: with sqlite_stat1 present
 // that term makes SQLite build a Bloom filter over all users on every page
-// (measured 1-2 ms instead of ~0.15 ms). No route soft-deletes a user; whatever
-// does must also remove or hide their posts. Profiles of deleted users are 404.
+// (measured 1-2 ms instead of ~0.15 ms). Removing an account deletes its posts,
+// likes, comments and follows in the transaction that marks it deleted
+// (account-removal-repository.ts). Profiles of deleted users are 404.
 
 // Keyset "before (ts, id)" in the shape that keeps SQLite on the index range
 // (a row-value comparison `(created_at, id) < (?, ?)` joined with users was

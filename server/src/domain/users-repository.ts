@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { LruMap } from '../lru.js';
+import { cleanText } from './text.js';
 
 export interface AuthUser {
   id: number;
@@ -41,6 +42,14 @@ export interface PublicProfileRow {
 export interface ProfileMatch {
   username: string;
   pictureKey: string | null;
+}
+
+const PLAIN_NAME = /^[\x21-\x7e]+$/;
+
+/** A provider's name without hidden characters, NFC, marks limited; 'Beer Lover' when nothing is left. */
+function cleanName(name: string): string {
+  const cleaned = cleanText(name).replace(/[\u200C\u200D]/g, '').trim();
+  return cleaned === '' ? 'Beer Lover' : cleaned;
 }
 
 /** Most profiles a search answers with. */
@@ -299,7 +308,9 @@ export function createUsersRepository(sqlite: Database.Database) {
      * Returns the user for these claims, creating or renaming as needed;
      * `null` when the account was deleted.
      */
-    upsertFromClaims(sub: string, username: string, email: string | null): AuthUser | null {
+    upsertFromClaims(sub: string, claimedName: string, email: string | null): AuthUser | null {
+      // Names from another provider may carry hidden characters: shown without them (domain/text.ts).
+      const username = PLAIN_NAME.test(claimedName) ? claimedName : cleanName(claimedName);
       const known = knownUser(sub);
       if (known && known.username === username && known.email === email) {
         return known.deletedAt === null ? { id: known.id, sub, username, email, followingCount: known.followingCount } : null;

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { IdpAccount } from '../db/schema.js';
 import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
-import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+import { hasHiddenCharacters } from '../domain/text.js';
+import { weakPasswordReason } from './password-strength.js';
 import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 
 /** What the rest of the server may know about an account (never the hash). */
@@ -30,6 +32,8 @@ export type SignInResult =
 export const MESSAGES = {
   username: 'Choose a username of 3 to 30 characters: letters, digits, _ . and - only.',
   usernameTaken: 'That username is already taken. Please choose another.',
+  usernameHidden: 'Usernames cannot contain invisible or text-direction characters. Please type it again.',
+  usernameLookalike: 'That username looks the same as one already taken (letters like I and l, or O and 0, look alike). Please choose another.',
   email: 'Enter a valid email address, like name@example.com.',
   emailTaken: 'An account with this email already exists. Sign in instead.',
   passwordShort: 'Use a password of at least 8 characters.',
@@ -45,14 +49,19 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 /** Format checks only (no database): the same rules for the sign-up page and user:add. */
 export function validateSignUp(input: SignUpInput): FieldErrors {
   const errors: FieldErrors = {};
-  if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
+  if (hasHiddenCharacters(input.username)) errors.username = MESSAGES.usernameHidden;
+  else if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
   if (input.email.length > 254 || !EMAIL.test(input.email)) errors.email = MESSAGES.email;
   if (input.password.length < PASSWORD_MIN) errors.password = MESSAGES.passwordShort;
   else if (input.password.length > PASSWORD_MAX) errors.password = MESSAGES.passwordLong;
+  else {
+    const weak = weakPasswordReason(input.password, [input.username, input.email, input.email.split('@')[0] ?? '', 'shower', 'beer']);
+    if (weak) errors.password = weak;
+  }
   return errors;
 }
 
-const publicAccount = (a: IdpAccount): Account => ({ id: a.id, username: a.username, email: a.email });
+const publicAccount = (a: Omit<IdpAccount, 'usernameSkeleton'>): Account => ({ id: a.id, username: a.username, email: a.email });
 
 const isUniqueViolation = (err: unknown) =>
   typeof err === 'object' && err !== null && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -60,6 +69,8 @@ const isUniqueViolation = (err: unknown) =>
 export interface AccountsServiceOptions {
   repository?: AccountsRepository;
   throttle?: LoginThrottle;
+  /** Limits for the default throttle (config.login). */
+  throttleOptions?: LoginThrottleOptions;
   hashParams?: ScryptParams;
   now?: () => number;
 }
@@ -70,7 +81,7 @@ export interface AccountsServiceOptions {
  */
 export function createAccountsService(sqlite: Database.Database, options: AccountsServiceOptions = {}) {
   const repo = options.repository ?? createAccountsRepository(sqlite);
-  const throttle = options.throttle ?? createLoginThrottle();
+  const throttle = options.throttle ?? createLoginThrottle(sqlite, options.throttleOptions);
   const hashParams = options.hashParams ?? DEFAULT_PARAMS;
   const now = options.now ?? Date.now;
 
@@ -78,16 +89,17 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
   function takenErrors(username: string, email: string): FieldErrors {
     const errors: FieldErrors = {};
     if (repo.findByUsername(username)) errors.username = MESSAGES.usernameTaken;
+    else if (repo.findLookalike(username)) errors.username = MESSAGES.usernameLookalike;
     if (repo.findByEmail(email)) errors.email = MESSAGES.emailTaken;
     return errors;
   }
 
   return {
     async signUp(raw: SignUpInput): Promise<SignUpResult> {
-      const input = { username: raw.username.trim(), email: raw.email.trim(), password: raw.password };
+      const input = { username: raw.username.trim().normalize('NFC'), email: raw.email.trim().normalize('NFC'), password: raw.password };
       const errors = { ...takenErrors(input.username, input.email), ...validateSignUp(input) };
       if (Object.keys(errors).length > 0) return { ok: false, errors };
-      const account: IdpAccount = {
+      const account: Omit<IdpAccount, 'usernameSkeleton'> = {
         id: randomUUID(),
         username: input.username,
         email: input.email,
@@ -110,26 +122,26 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
     },
 
     /**
-     * Checks a username or e-mail and password. The same work and the same
-     * answer whether or not the account exists; failures are counted per
-     * account and refused for a while after too many.
+     * Checks a username or e-mail and password from a client address. The same
+     * work and the same answer whether or not the account exists. The attempt
+     * is counted before the password is hashed (login-throttle.ts), so parallel
+     * guesses cannot get past the limit.
      */
-    async signIn(identifier: string, password: string): Promise<SignInResult> {
+    async signIn(identifier: string, password: string, address = ''): Promise<SignInResult> {
       const login = identifier.trim();
-      const found = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
-      const key = found ? `account:${found.id}` : `name:${login.toLowerCase()}`;
-      const retryAfterSeconds = throttle.retryAfterSeconds(key);
-      if (retryAfterSeconds > 0) return { ok: false, reason: 'throttled', retryAfterSeconds };
+      const reserved = throttle.reserve(login, address);
+      if (!reserved.ok) return { ok: false, reason: 'throttled', retryAfterSeconds: reserved.retryAfterSeconds };
+      const match = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
+      // A removed account answers as a name nobody has, the right password included.
+      const found = match && !repo.isRemoved(match.id) ? match : undefined;
       const overlong = password.length > PASSWORD_MAX;
-      const matches = await verifyPassword(overlong ? '' : password, found?.passwordHash ?? (await dummyHash()));
-      if (!found || !matches || overlong) {
-        throttle.fail(key);
-        return { ok: false, reason: 'invalid' };
-      }
-      throttle.reset(key);
+      const matches = await verifyPassword(overlong ? '' : password, match?.passwordHash ?? (await dummyHash()));
+      if (!found || !matches || overlong) return { ok: false, reason: 'invalid' };
+      throttle.succeeded(login, address);
       return { ok: true, account: publicAccount(found) };
     },
-
+    /** True when an account has this e-mail (any case). */
+    isEmailTaken: (email: string) => repo.findByEmail(email.trim()) !== undefined,
     findById(id: string): Account | undefined {
       const row = repo.findById(id);
       return row ? publicAccount(row) : undefined;

@@ -15,7 +15,7 @@ export interface IdpOptions {
  */
 export default fp<IdpOptions>(
   async (fastify, opts) => {
-    const accounts = opts.accounts ?? createAccountsService(fastify.database.sqlite);
+    const accounts = opts.accounts ?? createAccountsService(fastify.database.sqlite, { throttleOptions: fastify.config.login });
     await fastify.register(discoveryRoutes, { accounts });
     await fastify.register(pageRoutes, { accounts });
   },

@@ -4,6 +4,7 @@ import { issueAccessToken } from '../auth/issue.js';
 import { errorHandler } from '../errors.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
+import { createSignUpGuard } from './signup-guard.js';
 import { clearCsrfCookie, csrfCookie, csrfTokenFor, csrfValid } from './csrf.js';
 import {
   checkAuthorizeParams,
@@ -35,6 +36,8 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   // Per address and per route (sign-in and sign-up each).
   const rateLimit = { max: config.rateLimits.authPerMinute, timeWindow: '1 minute' };
 
+  const signUpGuard = createSignUpGuard(fastify.database.sqlite, { maxPerWindow: config.login.signUpEmailTakenPerHour });
+
   await fastify.register(formbody, { bodyLimit: 16 * 1024 });
 
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
@@ -61,7 +64,8 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   /** Signs the account in: an access token in the redirect URI's fragment. */
   const finish = async (reply: FastifyReply, account: Account, params: AuthorizeParams, page: (error: string) => string, csrfToken: string) => {
     const user = fastify.users.upsertFromClaims(account.id, account.username, account.email);
-    if (!user) return html(reply, 403, page('This account has been removed.'), csrfToken);
+    // Removed: the answer of a wrong password (accounts-service refuses these first; this is the backstop).
+    if (!user) return html(reply, 400, page(MESSAGES.wrongCredentials), csrfToken);
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
@@ -100,7 +104,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (identifier === '' || password === '') {
       return html(reply, 400, page('Enter your username or email and your password.'), csrfToken);
     }
-    const result = await accounts.signIn(identifier, password);
+    const result = await accounts.signIn(identifier, password, request.ip);
     if (!result.ok) {
       if (result.reason === 'throttled') {
         const minutes = Math.ceil(result.retryAfterSeconds / 60);
@@ -136,6 +140,12 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
     if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
       return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
+    }
+    const wait = signUpGuard.check(request.ip, () => accounts.isEmailTaken(email));
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      reply.header('retry-after', String(wait));
+      return html(reply, 429, page(`Too many sign-up attempts from your network. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`), csrfToken);
     }
     const result = await accounts.signUp({ username, email, password });
     if (!result.ok) {

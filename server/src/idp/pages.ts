@@ -138,7 +138,7 @@ ${alert(summary)}<form method="post" action="/oauth2/signup" novalidate>
 ${hiddenFields(o.params, o.csrfToken)}
 ${field({ id: 'username', label: 'Username', type: 'text', autocomplete: 'username', value: o.username, error: errors.username, hint: '3 to 30 characters: letters, digits, _ . -', extra: 'autocapitalize="none" spellcheck="false" minlength="3" maxlength="30"' })}
 ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: o.email, error: errors.email, extra: 'maxlength="254"' })}
-${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: 'At least 8 characters.', extra: 'minlength="8"' })}
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: 'At least 8 characters, and not a common password: a few unrelated words work well.', extra: 'minlength="8"' })}
 <button class="button" type="submit">Create account</button>
 </form>
 <p class="switch">Already have an account? <a href="/oauth2/authorize?${escapeHtml(authorizeQuery(o.params))}">Sign in</a></p>`,

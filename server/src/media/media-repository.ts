@@ -23,6 +23,8 @@ export interface NewPost {
   width: number;
   height: number;
   createdAt: number;
+  /** Bytes its processed images take in storage. */
+  storedBytes: number;
 }
 
 export interface DeletedPost {
@@ -64,10 +66,15 @@ export function createMediaRepository(sqlite: Database.Database) {
   );
   const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
 
-  const insertPostStmt = sqlite.prepare<[number, string, number, number, string, number, number, number], { id: number }>(
-    `INSERT INTO posts (user_id, caption, is_anonymous, is_profile_picture, media_key, width, height, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  const insertPostStmt = sqlite.prepare<[number, string, number, number, string, number, number, number, number], { id: number }>(
+    `INSERT INTO posts (user_id, caption, is_anonymous, is_profile_picture, media_key, width, height, created_at, stored_bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
+  // What the user's quota counts: their posts' images and raw uploads waiting to become posts.
+  const storageUsedStmt = sqlite.prepare<[number, number], number>(
+    `SELECT (SELECT coalesce(sum(stored_bytes), 0) FROM posts WHERE user_id = ?)
+          + (SELECT coalesce(sum(size), 0) FROM uploads WHERE user_id = ? AND status = 'uploaded')`,
+  ).pluck();
   const countPostStmt = sqlite.prepare<[number, number]>(
     'UPDATE users SET post_count = post_count + 1, public_post_count = public_post_count + ? WHERE id = ?',
   );
@@ -106,6 +113,7 @@ export function createMediaRepository(sqlite: Database.Database) {
       post.width,
       post.height,
       post.createdAt,
+      post.storedBytes,
     )!;
     // Profile pictures are posts too, but never shown in feeds nor counted.
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
@@ -148,6 +156,8 @@ export function createMediaRepository(sqlite: Database.Database) {
 
     insertPost: (post: NewPost) => insertPost.immediate(post),
     profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,
+    /** Bytes the user's images and waiting uploads take in storage. */
+    storageUsed: (userId: number) => storageUsedStmt.get(userId, userId) ?? 0,
     deletePost: (postId: number, userId: number) => deletePost.immediate(postId, userId),
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { cleanText } from '../domain/text.js';
 import type { AuthUser } from '../domain/users-repository.js';
 import {
   badRequest,
@@ -19,7 +20,6 @@ import type { Storage } from '../storage/storage.js';
 import type { MediaRepository } from './media-repository.js';
 import { postView, type PostView } from '../domain/views.js';
 import { CAPTION_MAX_LENGTH } from '../domain/limits.js';
-import { cleanText } from '../domain/text.js';
 import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
 
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
@@ -40,6 +40,26 @@ export interface MediaServiceDeps {
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
+/** A size as people read it: 512 KB, 3.4 MB, 1 GB. */
+export function readableBytes(bytes: number): string {
+  const units: [number, string][] = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']];
+  for (const [size, unit] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** 413 for a user whose stored images would pass their quota. */
+export const quotaExceeded = (quota: number, used: number, needed?: number, headers?: Record<string, string>) =>
+  new HttpError(
+    413,
+    'storage_quota_exceeded',
+    needed === undefined
+      ? `Your storage is full: you use ${readableBytes(used)} of your ${readableBytes(quota)}. Delete some posts to make room.`
+      : `Not enough storage left: this photo needs ${readableBytes(needed)}, and ${readableBytes(Math.max(0, quota - used))} of your ${readableBytes(quota)} is free. Delete some posts to make room.`,
+    headers,
+  );
+
 const tooLarge = (max: number) =>
   // Connection: close, so the client stops sending instead of us reading the rest.
   new HttpError(413, 'payload_too_large', `The file is larger than the ${mb(max)} allowed.`, { connection: 'close' });
@@ -49,11 +69,11 @@ const tooLarge = (max: number) =>
  * bytes. The request itself is only unpiped, never destroyed, so the client
  * still receives the 413 answer.
  */
-function capBody(body: Readable, max: number, counter: { bytes: number }): Transform {
+function capBody(body: Readable, max: number, counter: { bytes: number }, tooBig: () => Error = () => tooLarge(max)): Transform {
   const capped = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       counter.bytes += chunk.length;
-      if (counter.bytes > max) callback(tooLarge(max));
+      if (counter.bytes > max) callback(tooBig());
       else callback(null, chunk);
     },
   });
@@ -68,9 +88,11 @@ function capBody(body: Readable, max: number, counter: { bytes: number }): Trans
 export function createMediaService(deps: MediaServiceDeps) {
   const { config, storage, repo, limiter, log } = deps;
   const now = deps.now ?? Date.now;
-  const { maxBytes, maxPixels, urlTtlSeconds } = config.uploads;
+  const { maxBytes, maxPixels, urlTtlSeconds, quotaBytes } = config.uploads;
   /** Keys being received right now (one PUT per key, even at the same instant). */
   const receiving = new Set<string>();
+  /** Bytes being received right now per user (the quota holds them as if stored). */
+  const arriving = new Map<number, number>();
 
   async function removeQuietly(key: string) {
     try {
@@ -86,6 +108,10 @@ export function createMediaService(deps: MediaServiceDeps) {
         throw unsupportedMediaType('Only images can be uploaded: fileType must be an image type such as image/jpeg.');
       }
       const contentType = fileType.toLowerCase();
+      if (quotaBytes > 0) {
+        const used = repo.storageUsed(user.id);
+        if (used >= quotaBytes) throw quotaExceeded(quotaBytes, used);
+      }
       // The client's file name is never used in a key or a path.
       const s3Key = `uploads/${user.id}/${randomUUID()}`;
       const uploadUrl = await storage.presignPut(s3Key, contentType, urlTtlSeconds);
@@ -118,7 +144,16 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (row.status !== 'pending' || receiving.has(input.key)) {
         throw conflict('This upload link was already used: start the upload again.');
       }
+      // Raw bytes waiting to become a post (and those arriving now) count against the quota too:
+      // a full account cannot park raw files. Their own size is not held against the room
+      // left (a phone photo is far bigger than the images kept of it); create-post checks those.
+      const reserve = input.contentLength !== undefined && Number(input.contentLength) > 0 ? Number(input.contentLength) : maxBytes;
+      if (quotaBytes > 0) {
+        const used = repo.storageUsed(row.userId) + (arriving.get(row.userId) ?? 0);
+        if (used >= quotaBytes) throw quotaExceeded(quotaBytes, used, undefined, { connection: 'close' });
+      }
       receiving.add(input.key);
+      arriving.set(row.userId, (arriving.get(row.userId) ?? 0) + reserve);
       try {
         const counter = { bytes: 0 };
         // Streamed to a temp file and renamed into place; a failure leaves nothing behind.
@@ -130,6 +165,9 @@ export function createMediaService(deps: MediaServiceDeps) {
         return { ok: true as const };
       } finally {
         receiving.delete(input.key);
+        const left = (arriving.get(row.userId) ?? 0) - reserve;
+        if (left > 0) arriving.set(row.userId, left);
+        else arriving.delete(row.userId);
       }
     },
 
@@ -145,7 +183,7 @@ export function createMediaService(deps: MediaServiceDeps) {
         if (body.caption.length > CAPTION_MAX_LENGTH) {
           throw badRequest(`The caption is too long: at most ${CAPTION_MAX_LENGTH} characters (it has ${body.caption.length}).`);
         }
-        // Control characters (other than newline and tab) are dropped, as in comments.
+        // Control and hidden characters are dropped and marks limited, as in comments (domain/text.ts).
         caption = cleanText(body.caption);
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
@@ -179,6 +217,12 @@ export function createMediaService(deps: MediaServiceDeps) {
       try {
         const processed = await limiter.run(async () => processImage(await storage.read(row.key), { maxPixels, maxBytes }));
         image = processed;
+        // The quota counts what is stored: the processed images (this upload's raw bytes no longer count).
+        const storedBytes = processed.display.length + processed.thumb.length;
+        if (quotaBytes > 0) {
+          const used = repo.storageUsed(user.id);
+          if (used + storedBytes > quotaBytes) throw quotaExceeded(quotaBytes, used, storedBytes);
+        }
         await storage.write(displayKey(mediaKey), processed.display, 'image/webp');
         await storage.write(thumbKey(mediaKey), processed.thumb, 'image/webp');
         stored = true;
@@ -192,6 +236,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           width: processed.width,
           height: processed.height,
           createdAt,
+          storedBytes: processed.display.length + processed.thumb.length,
         });
       } catch (err) {
         if (stored || !(err instanceof HttpError)) {
@@ -234,6 +279,11 @@ export function createMediaService(deps: MediaServiceDeps) {
         user.id,
         [],
       );
+    },
+
+    /** What the user's images and waiting uploads take, and their quota (0: none). */
+    storage(user: AuthUser) {
+      return { usedBytes: repo.storageUsed(user.id), quotaBytes };
     },
 
     /** A processed image to serve, or null when there is none. */

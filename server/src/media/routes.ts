@@ -64,6 +64,15 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     async (request, reply) => reply.code(201).send(await service.createPost(request.user, request.body)),
   );
 
+  fastify.get(
+    '/api/storage',
+    {
+      preHandler: fastify.authenticate,
+      schema: { response: { 200: Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() }), '4xx': ErrorBody } },
+    },
+    async (request) => service.storage(request.user),
+  );
+
   fastify.delete(
     '/api/post',
     {

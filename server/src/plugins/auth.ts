@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import type { JWK } from 'jose';
 import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
+import { createRevocations, refuseRevoked, type Revocations } from '../auth/revocations.js';
 import {
   cacheVerifiedTokens,
   createTokenVerifier,
@@ -19,6 +20,8 @@ declare module 'fastify' {
     /** Present with the embedded provider only: the key it signs tokens with. */
     signingKey: SigningKey | null;
     verifyToken: VerifyToken;
+    /** Tokens ended by logout (auth/revocations.ts). */
+    revocations: Revocations;
     users: UsersRepository;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest) => Promise<void>;
@@ -36,12 +39,18 @@ export default fp(
     const { config } = fastify;
     const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
     const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
+    const revocations = createRevocations(fastify.database.sqlite);
     // A provider whose tokens name no user is asked once per token (userInfoServerUrl is '' for the embedded one).
-    const verifyToken = cacheVerifiedTokens(withUserInfo(createTokenVerifier(config.auth, localKeys), config.auth.userInfoServerUrl));
+    // Revoked tokens (logout) are refused after the cache, so a cached token is refused too.
+    const verifyToken = refuseRevoked(
+      cacheVerifiedTokens(withUserInfo(createTokenVerifier(config.auth, localKeys), config.auth.userInfoServerUrl)),
+      revocations,
+    );
     const users = createUsersRepository(fastify.database.sqlite);
 
     fastify.decorate('signingKey', signingKey);
     fastify.decorate('verifyToken', verifyToken);
+    fastify.decorate('revocations', revocations);
     fastify.decorate('users', users);
     fastify.decorateRequest('user', null as unknown as AuthUser);
     fastify.decorateRequest('tokenClaims', null as unknown as TokenClaims);

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
+import accountRoutes from './account.js';
 import commentRoutes from './comments.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
 import likeRoutes from './likes.js';
+import sessionRoutes from './session.js';
 import userRoutes from './users.js';
 
 /**
@@ -18,6 +20,8 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(commentRoutes);
   await fastify.register(followRoutes);
   await fastify.register(userRoutes);
+  await fastify.register(sessionRoutes);
+  await fastify.register(accountRoutes);
 };
 
 export default apiRoutes;

@@ -9,7 +9,8 @@ import { Comment, ErrorBody, errors, Id, IdParam } from './api-schemas.js';
 
 /**
  * The text stored for a comment: line endings unified, control characters
- * other than newline and tab removed, trimmed; 1 to COMMENT_MAX_LENGTH characters.
+ * other than newline and tab removed, hidden characters stripped and combining
+ * marks limited (domain/text.ts), trimmed; 1 to COMMENT_MAX_LENGTH characters.
  */
 export function cleanComment(raw: string): string {
   const text = cleanText(raw);

@@ -34,7 +34,7 @@ t.test('the JWKS publishes the public key that verifies issued tokens, and nothi
   t.match(key, { kty: 'RSA', alg: 'RS256', use: 'sig', kid: String, n: String, e: 'AQAB' });
   for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) t.notOk(secret in key, `no ${secret}`);
 
-  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'password1' });
+  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'hoppy lager 42' });
   const token = fragmentOf(String(signed.headers.location)).get('access_token')!;
   const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: config.auth.issuer, audience: config.auth.clientId });
   t.equal(protectedHeader.kid, key.kid);
@@ -44,7 +44,7 @@ t.test('the JWKS publishes the public key that verifies issued tokens, and nothi
 
 t.test('userInfo answers for a valid token only', async (t) => {
   const { app, config } = await buildTestApp(t, MANY);
-  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'password1' });
+  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'hoppy lager 42' });
   const token = fragmentOf(String(signed.headers.location)).get('access_token')!;
 
   const res = await app.inject({ method: 'GET', url: '/oauth2/userInfo', headers: bearer(token) });
@@ -89,7 +89,7 @@ t.test('userInfo answers for a valid token only', async (t) => {
 
 t.test('userInfo follows the account, and refuses a deleted API user', async (t) => {
   const { app, config } = await buildTestApp(t, MANY);
-  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'password1' });
+  const signed = await signUp(app, config, { username: 'alice', email: 'alice@example.com', password: 'hoppy lager 42' });
   const token = fragmentOf(String(signed.headers.location)).get('access_token')!;
   const claims = await app.verifyToken(token);
   app.database.sqlite.prepare('UPDATE users SET deleted_at = ? WHERE sub = ?').run(Date.now(), claims.sub);

@@ -22,11 +22,11 @@ t.test('npm run user:add creates an account that can sign in, and refuses bad in
   const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-useradd-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const ok = runUserAdd(dataDir, ['alice', 'alice@example.com', 'password1']);
+  const ok = runUserAdd(dataDir, ['alice', 'alice@example.com', 'hoppy lager 42']);
   t.equal(ok.status, 0, ok.stderr);
   t.match(ok.stdout, /Created account "alice" <alice@example\.com>/);
 
-  const taken = runUserAdd(dataDir, ['ALICE', 'other@example.com', 'password1']);
+  const taken = runUserAdd(dataDir, ['ALICE', 'other@example.com', 'hoppy lager 42']);
   t.equal(taken.status, 1);
   t.match(taken.stderr, /That username is already taken/);
 
@@ -48,8 +48,8 @@ t.test('npm run user:add creates an account that can sign in, and refuses bad in
   }[];
   t.same(rows.map((r) => r.username), ['alice'], 'only the good account was written');
   t.match(rows[0]!.hash, /^scrypt\$/, 'hashed like a sign-up');
-  t.notOk(rows[0]!.hash.includes('password1'));
+  t.notOk(rows[0]!.hash.includes('hoppy lager 42'));
   const user = database.sqlite.prepare('SELECT username FROM users WHERE sub = ?').get(rows[0]!.id) as { username: string } | undefined;
   t.equal(user?.username, 'alice', 'the API knows the user before the first sign-in');
-  t.match(await createAccountsService(database.sqlite).signIn('alice', 'password1'), { ok: true }, 'the password works');
+  t.match(await createAccountsService(database.sqlite).signIn('alice', 'hoppy lager 42'), { ok: true }, 'the password works');
 });

@@ -9,6 +9,9 @@ export class AccountPage {
   readonly logout: Locator;
   readonly postsHeading: Locator;
   readonly tiles: Locator;
+  readonly deleteAccount: Locator;
+  readonly confirmUsername: Locator;
+  readonly confirmDelete: Locator;
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
@@ -18,6 +21,9 @@ export class AccountPage {
     this.logout = page.getByRole('button', { name: 'Logout' });
     this.postsHeading = page.getByRole('heading', { name: 'POSTS' });
     this.tiles = page.getByRole('button', { name: /^Open post:/ });
+    this.deleteAccount = page.getByRole('button', { name: 'Delete account' });
+    this.confirmUsername = page.getByLabel('Your username');
+    this.confirmDelete = page.getByRole('button', { name: 'Delete for good' });
   }
 
   async goto(): Promise<void> {

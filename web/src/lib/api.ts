@@ -153,6 +153,13 @@ export const deleteComment = (commentId: number) =>
 export const deletePost = (postId: number) =>
   request<{ deleted: boolean }>(`/api/post?postId=${postId}`, { method: 'DELETE' });
 
+/** Bytes the caller's images take and their quota (0: no limit). */
+export const getStorage = () => request<{ usedBytes: number; quotaBytes: number }>('/api/storage');
+
+/** Removes the caller's account and everything in it; the body names it again as confirmation. */
+export const deleteAccount = (confirmUsername: string) =>
+  request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+
 // --- uploads -----------------------------------------------------------------
 
 const presignUpload = (file: File, isProfilePicture: boolean) =>

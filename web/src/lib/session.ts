@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config';
+import { revokeSession } from '@/lib/session-api';
 
 const TOKEN_KEY = 'sb.accessToken';
 const STATE_KEY = 'sb.oauthState';
@@ -135,6 +136,8 @@ function clearSession(): void {
  */
 export function logout(): void {
   const idToken = sessionStorage.getItem(ID_TOKEN_KEY);
+  // The token stops working on the server too (the request outlives the page: keepalive).
+  revokeSession(getToken());
   clearSession();
   localStorage.setItem(REAUTH_KEY, '1');
   const { auth } = getConfig();

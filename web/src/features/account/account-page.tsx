@@ -15,6 +15,8 @@ import { useMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
 import styles from './account-page.module.css';
+import { DeleteAccount } from './delete-account';
+import { StorageUse } from './storage-use';
 
 const PAGE = 30;
 /** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
@@ -155,6 +157,7 @@ export function AccountPage() {
             <dd>{formatCount(summary.totalComments)}</dd>
           </div>
         </dl>
+        <StorageUse version={summary.postCount} />
 
         <div className={styles.actions}>
           <button
@@ -179,6 +182,7 @@ export function AccountPage() {
             Logout
           </button>
         </div>
+        {summary.username && <DeleteAccount username={summary.username} />}
         {photoProgress !== null && (
           <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />
         )}

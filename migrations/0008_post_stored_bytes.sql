@@ -1,0 +1,1 @@
+ALTER TABLE `posts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;

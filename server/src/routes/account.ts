@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { createAccountRemovalService } from '../domain/account-removal-service.js';
+import { badRequest, notFound } from '../errors.js';
+import { errors } from './api-schemas.js';
+
+/** The owner removes their own account; the body names it again so a stray call cannot. */
+const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const removal = createAccountRemovalService({ sqlite: fastify.database.sqlite, storage: fastify.storage, log: fastify.log });
+  fastify.delete(
+    '/account',
+    {
+      schema: {
+        body: Type.Object({ confirmUsername: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...errors },
+      },
+    },
+    async (request) => {
+      if (request.body.confirmUsername.trim().toLowerCase() !== request.user.username.toLowerCase()) {
+        throw badRequest('To delete your account, confirm with your username exactly as it is shown.');
+      }
+      const removed = await removal.remove(request.user.id);
+      if (!removed) throw notFound('Your account does not exist.');
+      return { deleted: true as const };
+    },
+  );
+};
+
+export default accountRoutes;

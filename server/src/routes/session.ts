@@ -1,0 +1,14 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors } from './api-schemas.js';
+
+/** Logout: the token that calls this stops working at once, not only when it expires. */
+const sessionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.delete(
+    '/session',
+    { schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...errors } } },
+    async (request) => ({ signedOut: fastify.revocations.revoke(request.tokenClaims) }),
+  );
+};
+
+export default sessionRoutes;

@@ -1,0 +1,39 @@
+import t from 'tap';
+import { createRevocations } from '../../src/auth/revocations.js';
+import { bearer, buildTestApp, freshDatabase } from '../helpers.js';
+import { fragmentOf, signIn, signUp } from '../idp/idp-helpers.js';
+
+const alice = { username: 'alice', email: 'alice@example.com', password: 'correct horse battery' };
+
+t.test('after logout the token is refused everywhere; the owner’s other sessions go on', async (t) => {
+  const { app, config } = await buildTestApp(t, { RATE_LIMIT_AUTH_PER_MINUTE: '1000' });
+  const created = await signUp(app, config, alice);
+  const token = fragmentOf(String(created.headers.location)).get('access_token')!;
+  const other = fragmentOf(String((await signIn(app, config, 'alice', alice.password)).headers.location)).get('access_token')!;
+
+  t.equal((await app.inject({ url: '/api/user-posts', headers: bearer(token) })).statusCode, 200, 'works before');
+  const out = await app.inject({ method: 'DELETE', url: '/api/session', headers: bearer(token) });
+  t.equal(out.statusCode, 200);
+  t.same(out.json(), { signedOut: true });
+
+  const after = await app.inject({ url: '/api/user-posts', headers: bearer(token) });
+  t.equal(after.statusCode, 401, 'the API refuses the signed-out token');
+  t.same(after.json(), { error: 'unauthorized', message: 'This session has ended (signed out). Please sign in again.' });
+  t.equal((await app.inject({ url: '/oauth2/userInfo', headers: bearer(token) })).statusCode, 401, 'so does userInfo');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/session', headers: bearer(token) })).statusCode, 401, 'logging out twice changes nothing');
+  t.equal((await app.inject({ url: '/api/user-posts', headers: bearer(other) })).statusCode, 200, 'another sign-in stays valid');
+});
+
+t.test('revocations are kept until the token would expire, then swept', async (t) => {
+  let now = 1_000_000_000_000;
+  const sqlite = freshDatabase(t);
+  const revocations = createRevocations(sqlite, () => now);
+  const exp = now / 1000 + 900;
+  t.ok(revocations.revoke({ sub: 's', jti: 'a', exp }));
+  t.ok(revocations.isRevoked({ sub: 's', jti: 'a' }));
+  t.notOk(revocations.isRevoked({ sub: 's', jti: 'b' }));
+  t.notOk(revocations.revoke({ sub: 's', exp }), 'a token without jti cannot be named');
+  now += 901_000;
+  revocations.revoke({ sub: 's', jti: 'c', exp: now / 1000 + 900 });
+  t.equal(sqlite.prepare('SELECT count(*) FROM revoked_tokens').pluck().get(), 1, 'the expired one is gone');
+});

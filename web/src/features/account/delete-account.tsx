@@ -1,0 +1,74 @@
+import { useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import * as api from '@/lib/api';
+import { logout } from '@/lib/session';
+import styles from './account-page.module.css';
+
+/**
+ * "Delete account" on the own profile: a second step asks for the username, so
+ * one stray tap cannot remove everything. After the removal the session ends.
+ */
+export function DeleteAccount({ username }: { username: string }) {
+  const [asking, setAsking] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const inputId = useId();
+  const matches = typed.trim().toLowerCase() === username.toLowerCase();
+
+  async function remove(e: React.FormEvent) {
+    e.preventDefault();
+    if (!matches || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.deleteAccount(typed.trim());
+      logout();
+    } catch (err) {
+      setError(err instanceof api.ApiError ? err.message : 'Your account could not be deleted. Please try again.');
+      setBusy(false);
+    }
+  }
+
+  if (!asking) {
+    return (
+      <button type="button" className={`${buttons.danger} ${styles.deleteButton}`} onClick={() => setAsking(true)}>
+        Delete account
+      </button>
+    );
+  }
+  return (
+    <form className={styles.confirmDelete} onSubmit={remove} aria-label="Delete account">
+      <p className={styles.confirmText}>
+        This deletes your account with all your posts, comments, likes and follows, for good. To confirm, type your username{' '}
+        <strong>{username}</strong>.
+      </p>
+      <label htmlFor={inputId} className={styles.confirmLabel}>
+        Your username
+      </label>
+      <input
+        id={inputId}
+        className={styles.confirmInput}
+        value={typed}
+        onChange={(e) => setTyped(e.target.value)}
+        autoComplete="off"
+        autoCapitalize="none"
+        spellCheck={false}
+        maxLength={200}
+      />
+      {error && (
+        <p role="alert" className={styles.confirmError}>
+          {error}
+        </p>
+      )}
+      <div className={styles.actions}>
+        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={() => setAsking(false)} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className={`${buttons.danger} ${styles.grow}`} disabled={!matches || busy}>
+          {busy ? 'Deleting...' : 'Delete for good'}
+        </button>
+      </div>
+    </form>
+  );
+}

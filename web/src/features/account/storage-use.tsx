@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'react';
+import * as api from '@/lib/api';
+import styles from './account-page.module.css';
+
+/** A size as people read it: 512 KB, 3.4 MB, 1 GB. */
+export function readableBytes(bytes: number): string {
+  const units: [number, string][] = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']];
+  for (const [size, unit] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** "Storage: 3.4 MB of 1 GB used", under the profile's counts. Reloads when the posts change. */
+export function StorageUse({ version }: { version: number }) {
+  const [use, setUse] = useState<{ usedBytes: number; quotaBytes: number } | null>(null);
+  useEffect(() => {
+    api
+      .getStorage()
+      .then(setUse)
+      .catch((err: unknown) => console.error('Failed to load storage use', err));
+  }, [version]);
+  if (!use) return null;
+  const { usedBytes, quotaBytes } = use;
+  if (quotaBytes === 0) return <p className={styles.storage}>Storage used: {readableBytes(usedBytes)}</p>;
+  return (
+    <div className={styles.storage}>
+      <p>
+        Storage: {readableBytes(usedBytes)} of {readableBytes(quotaBytes)} used
+      </p>
+      <meter className={styles.storageMeter} min={0} max={quotaBytes} value={usedBytes} high={quotaBytes * 0.9} aria-label="Storage used" />
+    </div>
+  );
+}
