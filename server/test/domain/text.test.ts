@@ -12,7 +12,8 @@ t.test('cleanText: NFC, no direction controls or invisible characters, marks lim
   t.ok(Array.from(zalgo.normalize('NFD')).length <= 1 + 4 + 1, `at most 4 marks stacked: ${JSON.stringify(zalgo)}`);
   t.equal(cleanText('👨\u200D👩\u200D👧 family'), '👨\u200D👩\u200D👧 family', 'emoji sequences keep their joiner');
   t.equal(cleanText('می\u200Cخواهم'), 'می\u200Cخواهم', 'Persian keeps its non-joiner');
-  t.equal(cleanText('x\u200Dy \u200C'), 'xy ', 'stray joiners go');
+  t.equal(cleanText('x\u200Dy \u200Cz'), 'xy z', 'stray joiners go');
+  t.equal(cleanText(' \r\nbeer\u0007 \n'), 'beer', 'line endings, control characters and the ends are cleaned too');
   t.equal(cleanText('Cheers 🍺 Ça va, ñandú, 乾杯'), 'Cheers 🍺 Ça va, ñandú, 乾杯', 'ordinary text is untouched');
 });
 
