@@ -93,9 +93,19 @@ export function writeDoc(file: string, id: string, body: string) {
   let next: string;
   if (i >= 0 && j > i) next = doc.slice(0, i) + block + doc.slice(j + end.length);
   else {
-    // Results go before "How the bench measures" so they are the first thing a reader sees.
-    const anchor = doc.indexOf('## How the bench measures');
+    // The current figures are the first thing a reader sees, and the run history stays at the
+    // end: a new block goes after the other scale's block, or else before the first section.
+    const anchor = afterLastBlock(doc) ?? firstSection(doc);
     next = anchor >= 0 ? `${doc.slice(0, anchor)}${block}\n\n${doc.slice(anchor)}` : `${doc.trimEnd()}\n\n${block}\n`;
   }
   writeFileSync(file, next);
 }
+
+/** Where the text after the last `<!-- bench:…:end -->` marker (and its blank line) starts, if there is one. */
+function afterLastBlock(doc: string): number | undefined {
+  const ends = [...doc.matchAll(/<!-- bench:[\w-]+:end -->\n*/g)];
+  const last = ends.at(-1);
+  return last === undefined ? undefined : last.index + last[0].length;
+}
+
+const firstSection = (doc: string) => doc.search(/^## /m);

@@ -133,37 +133,101 @@ function distinctUsers(
 }
 
 export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
-  const log = opts.log ?? (() => {});
+  const clock = phaseClock(opts.log ?? (() => {}));
+  const dbFile = prepareDataDir(opts);
+  // One generator for everything, so the same seed gives the same bytes: the steps below
+  // must keep drawing from it in this order.
+  const rng: Rng = createRng(opts.seed);
+  const end = opts.now ?? Date.now();
+  const span: TimeSpan = { start: end - 365 * DAY, end };
+
+  const media = await writeSharedMedia(join(opts.dataDir, 'storage'), opts.mediaCount, rng);
+  clock.phase('images');
+  const community = generateCommunity(opts, span, media.length, rng);
+  clock.phase('generate');
+
+  const { handle, indexes } = openForBulkLoad(dbFile);
+  const db = handle.sqlite;
+  const users = inTransaction(db, () => insertUsers(db, community, media, rng));
+  clock.phase('users');
+  const pictures = inTransaction(db, () => insertPosts(db, community, users, media, rng));
+  clock.phase('posts');
+  const likes = inTransaction(db, () => insertLikes(db, community, span, rng));
+  clock.phase('likes');
+  const comments = inTransaction(db, () => insertComments(db, community, span, rng));
+  clock.phase('comments');
+  inTransaction(db, () => insertFollows(db, community, span, rng));
+  clock.phase('follows');
+  for (const { sql } of indexes) db.exec(sql);
+  clock.phase('indexes');
+  analyzeAndClose(handle, opts.analyze);
+  clock.phase('analyze+close');
+
+  const info = describeSeed(opts, span, community, { usernames: users.usernames, pictures, likes, comments, media, clock }, rng);
+  writeFileSync(join(opts.dataDir, SEED_INFO), JSON.stringify(info, null, 2));
+  return info;
+}
+
+/** Times each phase of the seed (logged, and kept in seed.json) and the whole of it. */
+function phaseClock(log: (line: string) => void) {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const phases: Record<string, number> = {};
   let mark = t0;
-  const phase = (name: string) => {
-    const now = performance.now();
-    phases[name] = Math.round(now - mark) / 1000;
-    log(`  ${name}: ${phases[name]!.toFixed(1)} s`);
-    mark = now;
+  return {
+    phases,
+    phase(name: string) {
+      const now = performance.now();
+      phases[name] = Math.round(now - mark) / 1000;
+      log(`  ${name}: ${phases[name]!.toFixed(1)} s`);
+      mark = now;
+    },
+    seconds: () => Math.round(performance.now() - t0) / 1000,
+    cpuSeconds() {
+      const d = process.cpuUsage(cpu0);
+      return Math.round((d.user + d.system) / 1000) / 1000;
+    },
   };
+}
+type PhaseClock = ReturnType<typeof phaseClock>;
 
-  const N = opts.users;
-  const P = opts.posts;
-  if (N < 3) throw new Error('--users must be at least 3');
+/** Checks the sizes, removes an old database when asked to, and returns the database's path. */
+function prepareDataDir(opts: SeedOptions): string {
+  if (opts.users < 3) throw new Error('--users must be at least 3');
   const dbFile = join(opts.dataDir, 'shower-beer.db');
   if (existsSync(dbFile)) {
     if (!opts.force) throw new Error(`${dbFile} exists: pass --force to replace it`);
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(dbFile + suffix, { force: true });
   }
   mkdirSync(opts.dataDir, { recursive: true });
+  return dbFile;
+}
 
-  const rng: Rng = createRng(opts.seed);
-  const end = opts.now ?? Date.now();
-  const start = end - 365 * DAY;
+/** The year the activity spreads over (ms). */
+interface TimeSpan {
+  start: number;
+  end: number;
+}
 
-  // ---- images: a few shared processed files in the local storage layout
-  const media = await writeSharedMedia(join(opts.dataDir, 'storage'), opts.mediaCount, rng);
-  phase('images');
+/** The bench's client, user id 1. */
+const READER = 0;
 
-  // ---- who is popular, who is active (Zipf-like)
+/** Everything about the community that is decided before the database is written (user and post indexes from 0). */
+type Community = ReturnType<typeof generateCommunity>;
+
+function generateCommunity(opts: SeedOptions, span: TimeSpan, mediaCount: number, rng: Rng) {
+  const N = opts.users;
+  const P = opts.posts;
+  const popularity = drawPopularity(N, rng);
+  const posts = drawPosts(N, P, span, mediaCount, popularity.postSample, rng);
+  const userCreated = drawJoinDates(N, span, posts.firstPost, rng);
+  const engagement = drawEngagementCounts(N, opts, posts.author, popularity.fameW, rng);
+  const follows = drawFollows(N, opts.readerFollows, opts.follows, popularity, posts.publicCount);
+  return { N, P, ...popularity, ...posts, userCreated, ...engagement, ...follows };
+}
+
+/** Who is popular, who is active (Zipf-like). */
+function drawPopularity(N: number, rng: Rng) {
   const fame = rng.permutation(N); // fame[rank] = user index
   const fameW = zipfWeights(fame, 1.0); // attracts followers
   const postW = zipfWeights(fame, 0.8); // popular people post more
@@ -171,9 +235,12 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   const postSample = weightedSampler(postW, rng);
   const fameSample = weightedSampler(fameW, rng);
   const actSample = weightedSampler(actW, rng);
-  const reader = 0; // user id 1
+  return { fame, fameW, postSample, fameSample, actSample };
+}
 
-  // ---- posts: times spread over the year, ids in time order
+/** Posts: times spread over the year, ids in time order; their authors, anonymity and image. */
+function drawPosts(N: number, P: number, span: TimeSpan, mediaCount: number, postSample: () => number, rng: Rng) {
+  const { start, end } = span;
   const postTime = new Float64Array(P);
   for (let i = 0; i < P; i++) postTime[i] = start + rng.next() * (end - start - 60_000);
   postTime.sort();
@@ -187,21 +254,32 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     const a = postSample();
     author[i] = a;
     anon[i] = rng.next() < 0.1 ? 1 : 0;
-    postMedia[i] = rng.int(media.length);
+    postMedia[i] = rng.int(mediaCount);
     postCount[a]!++;
     if (!anon[i]) publicCount[a]!++;
     if (firstPost[a]! > postTime[i]!) firstPost[a] = postTime[i]!;
   }
+  return { postTime, author, anon, postMedia, postCount, publicCount, firstPost };
+}
+
+/** When each user joined: some time before their first post. */
+function drawJoinDates(N: number, span: TimeSpan, firstPost: Float64Array, rng: Rng) {
+  const { start, end } = span;
   const userCreated = new Float64Array(N);
   for (let u = 0; u < N; u++) {
     const joined = start + rng.next() * (end - start) * 0.9;
     userCreated[u] = Math.floor(Math.min(joined, firstPost[u]!) - rng.exp(3 * DAY));
   }
+  return userCreated;
+}
 
-  // ---- like and comment counts per post: famous authors and lucky posts get more
+/** Like and comment counts per post, and what each author received: famous authors and lucky posts get more. */
+function drawEngagementCounts(N: number, opts: SeedOptions, author: Int32Array, fameW: Float64Array, rng: Rng) {
+  const P = opts.posts;
   const likeW = new Float64Array(P);
   for (let i = 0; i < P; i++) likeW[i] = Math.pow(fameW[author[i]!]!, 0.4) * (0.2 + 3 * rng.next() ** 3);
   const postPick = weightedSampler(likeW, rng);
+  // At most half the others like one post, so distinct likers can still be drawn by sampling.
   const likeCap = Math.floor((N - 1) / 2);
   const L = Math.min(opts.likes, Math.floor(P * likeCap * 0.8));
   const likeCount = new Int32Array(P);
@@ -220,20 +298,30 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     likesReceived[author[i]!]! += likeCount[i]!;
     commentsReceived[author[i]!]! += commentCount[i]!;
   }
+  return { likeCount, commentCount, likesReceived, commentsReceived };
+}
 
-  // ---- follows: active people follow famous people; the reader follows `readerFollows` posters
+/** Follows: active people follow famous people; the reader follows `readerFollows` people who post publicly. */
+function drawFollows(
+  N: number,
+  readerFollows: number,
+  follows: number,
+  popularity: { fameSample: () => number; actSample: () => number },
+  publicCount: Int32Array,
+) {
   const followCap = Math.floor((N - 1) / 2);
-  const readerFollowing = Math.min(opts.readerFollows, followCap);
+  const readerFollowing = Math.min(readerFollows, followCap);
   const following = new Int32Array(N);
-  following[reader] = readerFollowing;
-  const F = Math.min(opts.follows, Math.floor(N * followCap * 0.8));
+  following[READER] = readerFollowing;
+  const F = Math.min(follows, Math.floor(N * followCap * 0.8));
   for (let drawn = readerFollowing; drawn < F; ) {
-    const u = actSample();
-    if (u !== reader && following[u]! < followCap) {
+    const u = popularity.actSample();
+    if (u !== READER && following[u]! < followCap) {
       following[u]!++;
       drawn++;
     }
   }
+  // Pairs in (follower, followee) order, which is the table's primary key.
   const followPairs = new Int32Array(F * 2);
   const followerCount = new Int32Array(N);
   const seen = new Int32Array(N);
@@ -242,8 +330,8 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   for (let u = 0; u < N; u++) {
     const k = following[u]!;
     if (k === 0) continue;
-    const accept = u === reader ? (v: number) => publicCount[v]! > 0 : undefined;
-    const n = distinctUsers(k, fameSample, u, seen, u + 1, tmp, accept);
+    const accept = u === READER ? (v: number) => publicCount[v]! > 0 : undefined;
+    const n = distinctUsers(k, popularity.fameSample, u, seen, u + 1, tmp, accept);
     following[u] = n;
     const chosen = tmp.subarray(0, n).sort();
     for (const v of chosen) {
@@ -252,10 +340,14 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
       followerCount[v]!++;
     }
   }
-  const followTotal = fp / 2;
-  phase('generate');
+  return { following, followPairs: followPairs.subarray(0, fp), followerCount };
+}
 
-  // ---- the database, created by the real migrations
+/**
+ * Opens the database (created by the real migrations) for a one-off bulk load: no journal,
+ * no fsync, and the secondary indexes dropped, to be rebuilt once over the sorted data.
+ */
+function openForBulkLoad(dbFile: string) {
   const handle = openDatabase(dbFile, join(findAppRoot(), 'migrations'));
   const db = handle.sqlite;
   db.pragma('journal_mode = OFF');
@@ -272,18 +364,27 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     )
     .all();
   for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
+  return { handle, indexes };
+}
 
-  // ---- users
-  const usernames: string[] = new Array(N);
+function inTransaction<T>(db: Database.Database, write: () => T): T {
   db.exec('BEGIN');
+  const result = write();
+  db.exec('COMMIT');
+  return result;
+}
+
+/** Users with their counters; 70% get a profile picture. */
+function insertUsers(db: Database.Database, c: Community, media: SharedMedia[], rng: Rng) {
+  const usernames: string[] = new Array(c.N);
   const usersIns = inserter(db, 'users', [
     'id', 'sub', 'username', 'email', 'profile_picture_key', 'post_count', 'public_post_count',
     'likes_received', 'comments_received', 'follower_count', 'following_count', 'created_at',
   ]);
-  const hasPicture = new Uint8Array(N);
-  const pictureMedia = new Uint8Array(N);
-  for (let u = 0; u < N; u++) {
-    const name = u === reader ? 'bench_reader' : `${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}${u + 1}`;
+  const hasPicture = new Uint8Array(c.N);
+  const pictureMedia = new Uint8Array(c.N);
+  for (let u = 0; u < c.N; u++) {
+    const name = u === READER ? 'bench_reader' : `${rng.pick(ADJECTIVES)}_${rng.pick(NOUNS)}${u + 1}`;
     usernames[u] = name;
     hasPicture[u] = rng.next() < 0.7 ? 1 : 0;
     pictureMedia[u] = rng.int(media.length);
@@ -292,44 +393,50 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     usersIns.push(name);
     usersIns.push(`${name}@example.test`);
     usersIns.push(hasPicture[u] ? media[pictureMedia[u]!]!.key : null);
-    usersIns.push(postCount[u]);
-    usersIns.push(publicCount[u]);
-    usersIns.push(likesReceived[u]);
-    usersIns.push(commentsReceived[u]);
-    usersIns.push(followerCount[u]);
-    usersIns.push(following[u]);
-    usersIns.push(userCreated[u]);
+    usersIns.push(c.postCount[u]);
+    usersIns.push(c.publicCount[u]);
+    usersIns.push(c.likesReceived[u]);
+    usersIns.push(c.commentsReceived[u]);
+    usersIns.push(c.followerCount[u]);
+    usersIns.push(c.following[u]);
+    usersIns.push(c.userCreated[u]);
   }
   usersIns.finish();
-  db.exec('COMMIT');
-  phase('users');
+  return { usernames, hasPicture, pictureMedia };
+}
 
-  // ---- posts (regular ones in time order, then profile pictures)
-  db.exec('BEGIN');
+/** Regular posts in time order, then the profile pictures; returns how many pictures. */
+function insertPosts(
+  db: Database.Database,
+  c: Community,
+  users: { hasPicture: Uint8Array; pictureMedia: Uint8Array },
+  media: SharedMedia[],
+  rng: Rng,
+): number {
   const postsIns = inserter(db, 'posts', [
     'id', 'user_id', 'caption', 'is_anonymous', 'is_profile_picture', 'media_key', 'width', 'height',
     'like_count', 'comment_count', 'created_at',
   ]);
-  for (let i = 0; i < P; i++) {
-    const m = media[postMedia[i]!]!;
+  for (let i = 0; i < c.P; i++) {
+    const m = media[c.postMedia[i]!]!;
     postsIns.push(i + 1);
-    postsIns.push(author[i]! + 1);
+    postsIns.push(c.author[i]! + 1);
     postsIns.push(rng.next() < 0.05 ? '' : caption(rng.pick));
-    postsIns.push(anon[i]);
+    postsIns.push(c.anon[i]);
     postsIns.push(0);
     postsIns.push(m.key);
     postsIns.push(m.width);
     postsIns.push(m.height);
-    postsIns.push(likeCount[i]);
-    postsIns.push(commentCount[i]);
-    postsIns.push(Math.floor(postTime[i]!));
+    postsIns.push(c.likeCount[i]);
+    postsIns.push(c.commentCount[i]);
+    postsIns.push(Math.floor(c.postTime[i]!));
   }
   let pictures = 0;
-  for (let u = 0; u < N; u++) {
-    if (!hasPicture[u]) continue;
-    const m = media[pictureMedia[u]!]!;
+  for (let u = 0; u < c.N; u++) {
+    if (!users.hasPicture[u]) continue;
+    const m = media[users.pictureMedia[u]!]!;
     pictures++;
-    postsIns.push(P + pictures);
+    postsIns.push(c.P + pictures);
     postsIns.push(u + 1);
     postsIns.push('');
     postsIns.push(0);
@@ -339,76 +446,74 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     postsIns.push(m.height);
     postsIns.push(0);
     postsIns.push(0);
-    postsIns.push(Math.floor(userCreated[u]! + rng.next() * DAY));
+    postsIns.push(Math.floor(c.userCreated[u]! + rng.next() * DAY));
   }
   postsIns.finish();
-  db.exec('COMMIT');
-  phase('posts');
+  return pictures;
+}
 
-  // ---- likes: distinct (post, user), inserted in primary-key order so the key index only appends
-  db.exec('BEGIN');
+/** Likes: distinct (post, user), inserted in primary-key order so the key index only appends. Returns how many. */
+function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: Rng): number {
   const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at'], 400);
-  const likeSeen = new Int32Array(N);
-  const likers = new Int32Array(N);
+  const likeSeen = new Int32Array(c.N);
+  const likers = new Int32Array(c.N);
   let likeTotal = 0;
-  for (let i = 0; i < P; i++) {
-    const k = likeCount[i]!;
+  for (let i = 0; i < c.P; i++) {
+    const k = c.likeCount[i]!;
     if (k === 0) continue;
-    const n = distinctUsers(k, actSample, author[i]!, likeSeen, i + 1, likers);
+    const n = distinctUsers(k, c.actSample, c.author[i]!, likeSeen, i + 1, likers);
     if (n !== k) throw new Error(`post ${i + 1}: only ${n} of ${k} likers`);
     const chosen = likers.subarray(0, n).sort();
-    const t = postTime[i]!;
+    const t = c.postTime[i]!;
     for (const u of chosen) {
       likesIns.push(i + 1);
       likesIns.push(u + 1);
-      likesIns.push(Math.floor(Math.min(end, Math.max(t, userCreated[u]!) + rng.exp(DAY))));
+      likesIns.push(Math.floor(Math.min(span.end, Math.max(t, c.userCreated[u]!) + rng.exp(DAY))));
     }
     likeTotal += n;
   }
   likesIns.finish();
-  db.exec('COMMIT');
-  phase('likes');
+  return likeTotal;
+}
 
-  // ---- comments: per post, oldest first
-  db.exec('BEGIN');
+/** Comments: per post, oldest first. Returns how many. */
+function insertComments(db: Database.Database, c: Community, span: TimeSpan, rng: Rng): number {
   const commentsIns = inserter(db, 'comments', ['id', 'post_id', 'user_id', 'content', 'created_at']);
   let commentId = 0;
-  for (let i = 0; i < P; i++) {
-    const k = commentCount[i]!;
-    let t = postTime[i]!;
-    for (let c = 0; c < k; c++) {
-      t = Math.min(end, t + rng.exp(DAY / 4));
+  for (let i = 0; i < c.P; i++) {
+    const k = c.commentCount[i]!;
+    let t = c.postTime[i]!;
+    for (let n = 0; n < k; n++) {
+      t = Math.min(span.end, t + rng.exp(DAY / 4));
       commentsIns.push(++commentId);
       commentsIns.push(i + 1);
-      commentsIns.push(actSample() + 1);
+      commentsIns.push(c.actSample() + 1);
       commentsIns.push(rng.pick(COMMENTS));
       commentsIns.push(Math.floor(t));
     }
   }
   commentsIns.finish();
-  db.exec('COMMIT');
-  phase('comments');
+  return commentId;
+}
 
-  // ---- follows, in primary-key order
-  db.exec('BEGIN');
+/** Follows, in primary-key order, each made after both users joined. */
+function insertFollows(db: Database.Database, c: Community, span: TimeSpan, rng: Rng) {
   const followsIns = inserter(db, 'follows', ['follower_id', 'followee_id', 'created_at'], 400);
-  for (let j = 0; j < fp; j += 2) {
-    const a = followPairs[j]!;
-    const b = followPairs[j + 1]!;
-    const since = Math.max(userCreated[a]!, userCreated[b]!);
+  for (let j = 0; j < c.followPairs.length; j += 2) {
+    const a = c.followPairs[j]!;
+    const b = c.followPairs[j + 1]!;
+    const since = Math.max(c.userCreated[a]!, c.userCreated[b]!);
     followsIns.push(a + 1);
     followsIns.push(b + 1);
-    followsIns.push(Math.floor(since + rng.next() * (end - since)));
+    followsIns.push(Math.floor(since + rng.next() * (span.end - since)));
   }
   followsIns.finish();
-  db.exec('COMMIT');
-  phase('follows');
+}
 
-  // ---- secondary indexes, built once over sorted data
-  for (const { sql } of indexes) db.exec(sql);
-  phase('indexes');
-
-  if (opts.analyze) {
+/** Keeps the statistics the server should plan with, and leaves the database as the server opens it (WAL, normal locking). */
+function analyzeAndClose(handle: ReturnType<typeof openDatabase>, analyze: boolean) {
+  const db = handle.sqlite;
+  if (analyze) {
     // stat1 only: with sqlite_stat4 better-sqlite3 re-prepares statements on
     // every call (+35-40% per query, measured) and some plans turn value-dependent.
     db.exec('ANALYZE');
@@ -418,20 +523,29 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   db.pragma('journal_mode = WAL');
   db.prepare('SELECT 1 FROM users LIMIT 1').get(); // releases the exclusive lock
   handle.close();
-  phase('analyze+close');
+}
 
-  // ---- what the bench needs to know
+/** What the bench needs to know about the seeded set (seed.json). */
+function describeSeed(
+  opts: SeedOptions,
+  span: TimeSpan,
+  c: Community,
+  made: { usernames: string[]; pictures: number; likes: number; comments: number; media: SharedMedia[]; clock: PhaseClock },
+  rng: Rng,
+): SeedInfo {
+  const { N, P, followerCount } = c;
+  const { usernames } = made;
   let celebrity = 0;
   for (let u = 1; u < N; u++) if (followerCount[u]! > followerCount[celebrity]!) celebrity = u;
   const someUsernames: string[] = [];
   for (let rank = 0; someUsernames.length < Math.min(200, N - 1) && rank < N; rank++) {
-    const u = fame[rank]!;
-    if (u !== reader) someUsernames.push(usernames[u]!);
+    const u = c.fame[rank]!;
+    if (u !== READER) someUsernames.push(usernames[u]!);
   }
   const prefixes = new Set<string>();
   for (let j = 0; j < 40 && prefixes.size < 20; j++) prefixes.add(usernames[1 + rng.int(N - 1)]!.slice(0, 3));
 
-  const info: SeedInfo = {
+  return {
     format: SEED_FORMAT,
     options: {
       users: N,
@@ -443,36 +557,31 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
       readerFollows: opts.readerFollows,
       mediaCount: opts.mediaCount,
       analyze: opts.analyze,
-      now: end,
+      now: span.end,
     },
-    counts: { users: N, posts: P, profilePictures: pictures, likes: likeTotal, comments: commentId, follows: followTotal },
-    seconds: Math.round(performance.now() - t0) / 1000,
-    cpuSeconds: (() => {
-      const d = process.cpuUsage(cpu0);
-      return Math.round((d.user + d.system) / 1000) / 1000;
-    })(),
-    phases,
+    counts: { users: N, posts: P, profilePictures: made.pictures, likes: made.likes, comments: made.comments, follows: c.followPairs.length / 2 },
+    seconds: made.clock.seconds(),
+    cpuSeconds: made.clock.cpuSeconds(),
+    phases: made.clock.phases,
     reader: {
-      id: reader + 1,
-      sub: `seed-${reader + 1}`,
-      username: usernames[reader]!,
-      email: `${usernames[reader]!}@example.test`,
-      following: following[reader]!,
-      postCount: postCount[reader]!,
+      id: READER + 1,
+      sub: `seed-${READER + 1}`,
+      username: usernames[READER]!,
+      email: `${usernames[READER]!}@example.test`,
+      following: c.following[READER]!,
+      postCount: c.postCount[READER]!,
     },
     celebrity: {
       id: celebrity + 1,
       username: usernames[celebrity]!,
-      publicPostCount: publicCount[celebrity]!,
+      publicPostCount: c.publicCount[celebrity]!,
       followerCount: followerCount[celebrity]!,
     },
     someUsernames,
     searchPrefixes: [...prefixes],
-    media,
+    media: made.media,
     postIds: [1, P],
   };
-  writeFileSync(join(opts.dataDir, SEED_INFO), JSON.stringify(info, null, 2));
-  return info;
 }
 
 function dropStat4(db: Database.Database) {
