@@ -4,7 +4,6 @@ import type { DatabaseHandle } from './db/client.js';
 import { errorHandler } from './errors.js';
 import authPlugin from './plugins/auth.js';
 import dbPlugin from './plugins/db.js';
-import privateAnswersPlugin from './plugins/private-answers.js';
 import repositoriesPlugin from './plugins/repositories.js';
 import securityPlugin from './plugins/security.js';
 import webPlugin from './plugins/web.js';
@@ -39,7 +38,6 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
 
   await fastify.register(dbPlugin, { config: opts.config, database: opts.database });
   await fastify.register(securityPlugin);
-  await fastify.register(privateAnswersPlugin);
   await fastify.register(authPlugin);
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);

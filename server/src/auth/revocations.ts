@@ -1,15 +1,25 @@
 import type Database from 'better-sqlite3';
+import { LruMap } from '../lru.js';
 import { TokenError, type TokenClaims, type VerifyToken } from './verify.js';
 
 /**
  * Tokens ended before their expiry: logout records the token's `jti` until its
  * `exp`, and every verification refuses a recorded one. In SQLite, so every
- * process sees a logout at once; expired rows are swept on each revocation.
+ * process sees a logout; expired rows are swept on each revocation.
+ *
+ * A logout in this process is refused at once (kept in memory too). For logouts
+ * in other processes, the table is asked at most once per token per
+ * `recheckMs`: asking on every request cost about 10 µs of a 50 µs API request
+ * (measured with autocannon on GET /api/like), so another process's logout takes
+ * effect within a second.
  */
-export function createRevocations(sqlite: Database.Database, now: () => number = Date.now) {
+export function createRevocations(sqlite: Database.Database, now: () => number = Date.now, recheckMs = 1_000) {
   const find = sqlite.prepare<[string], number>('SELECT 1 FROM revoked_tokens WHERE jti = ?').pluck();
   const insert = sqlite.prepare<[string, number]>('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING');
   const sweep = sqlite.prepare<[number]>('DELETE FROM revoked_tokens WHERE expires_at <= ?');
+  /** jti → when the table last said it was not revoked; bounded like the token cache. */
+  const checked = new LruMap<string, number>(10_000);
+  const revokedHere = new LruMap<string, true>(10_000);
   return {
     /** Ends the token these claims came from; false when it cannot be named (no jti or exp). */
     revoke(claims: TokenClaims): boolean {
@@ -17,9 +27,21 @@ export function createRevocations(sqlite: Database.Database, now: () => number =
       const at = now();
       sweep.run(at);
       if (claims.exp * 1000 > at) insert.run(claims.jti, claims.exp * 1000);
+      revokedHere.set(claims.jti, true);
+      checked.delete(claims.jti);
       return true;
     },
-    isRevoked: (claims: TokenClaims) => typeof claims.jti === 'string' && find.get(claims.jti) !== undefined,
+    isRevoked(claims: TokenClaims): boolean {
+      const jti = claims.jti;
+      if (typeof jti !== 'string') return false;
+      if (revokedHere.get(jti)) return true;
+      const at = now();
+      const last = checked.get(jti);
+      if (last !== undefined && at - last < recheckMs) return false;
+      if (find.get(jti) !== undefined) return true;
+      checked.set(jti, at);
+      return false;
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { TokenError, usernameFromClaims, type TokenClaims } from '../auth/verify.js';
+import { markPrivate } from '../auth/private-answers.js';
 import { unauthorized } from '../errors.js';
 import type { AccountsService } from './accounts-service.js';
 import { DEFAULT_SCOPE } from './oauth-params.js';
@@ -62,6 +63,7 @@ const discoveryRoutes: FastifyPluginAsync<DiscoveryRoutesOptions> = async (insta
     '/oauth2/userInfo',
     { schema: { response: { 200: UserInfo, 401: ErrorBody } } },
     async (request, reply) => {
+      markPrivate(reply);
       const header = request.headers.authorization;
       if (!header) throw unauthorized('Sign in first: the Authorization bearer token is missing.');
       const match = BEARER.exec(header);
@@ -78,7 +80,6 @@ const discoveryRoutes: FastifyPluginAsync<DiscoveryRoutesOptions> = async (insta
       // The account's current name and e-mail; a token of ours without an account answers from its claims.
       const account = accounts.findById(claims.sub);
       const username = account?.username ?? usernameFromClaims(claims);
-      reply.header('cache-control', 'no-store');
       return { sub: claims.sub, username, preferred_username: username, email: account?.email ?? claims.email ?? null };
     },
   );

@@ -37,3 +37,19 @@ t.test('revocations are kept until the token would expire, then swept', async (t
   revocations.revoke({ sub: 's', jti: 'c', exp: now / 1000 + 900 });
   t.equal(sqlite.prepare('SELECT count(*) FROM revoked_tokens').pluck().get(), 1, 'the expired one is gone');
 });
+
+t.test('a logout in another process is refused within a second; in this one at once', async (t) => {
+  let now = 1_000_000_000_000;
+  const sqlite = freshDatabase(t);
+  const here = createRevocations(sqlite, () => now);
+  const elsewhere = createRevocations(sqlite, () => now); // a second process: its own memory, the same table
+  const claims = { sub: 's', jti: 'x', exp: now / 1000 + 900 };
+  t.notOk(elsewhere.isRevoked(claims), 'valid before');
+  here.revoke(claims);
+  t.ok(here.isRevoked(claims), 'refused at once where the logout happened');
+  now += 999;
+  t.notOk(elsewhere.isRevoked(claims), 'the other process may still accept it for under a second');
+  now += 2;
+  t.ok(elsewhere.isRevoked(claims), 'and refuses it once a second has passed');
+  t.ok(createRevocations(sqlite, () => now).isRevoked(claims), 'a process started later refuses it');
+});
