@@ -1,16 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema.js';
 
-export type Db = BetterSQLite3Database<typeof schema>;
-
 export interface DatabaseHandle {
-  /** The raw connection, for prepared statements on hot paths and for backups. */
+  /** The connection: every repository prepares its statements on it (drizzle only migrates). */
   sqlite: Database.Database;
-  db: Db;
   close(): void;
 }
 
@@ -27,11 +24,9 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   readPragmas(sqlite, 65536);
-  const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: migrationsDir });
+  migrate(drizzle(sqlite, { schema }), { migrationsFolder: migrationsDir });
   return {
     sqlite,
-    db,
     close() {
       if (!sqlite.open) return;
       try {
