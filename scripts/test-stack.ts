@@ -69,7 +69,10 @@ async function main(): Promise<number> {
         S3_SECRET_KEY: swift.secretKey,
         S3_BUCKET: 'shower-beer',
       },
-      playwrightArgs,
+      // One browser at a time: with two, Glewlwyd (SQLite backend) answered an authorize request
+      // with error=server_error twice in about sixty sign-ins (and a user creation with 500 once),
+      // so two tests passed only on their retry. With one worker the suite took 1.8 minutes, not longer.
+      playwrightArgs: playwrightArgs.some((a) => a.startsWith('--workers')) ? playwrightArgs : ['--workers=1', ...playwrightArgs],
     });
     log(
       `Glewlwyd ready in ${(result.glewlwydStartMs / 1000).toFixed(1)} s, the app in ${(result.appStartMs / 1000).toFixed(1)} s, ` +
