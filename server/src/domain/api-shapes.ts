@@ -59,6 +59,8 @@ export const UserProfile = Type.Object({
   followerCount: Type.Integer(),
   followingCount: Type.Integer(),
   isFollowing: Type.Boolean(),
+  /** The caller has blocked this person: no posts are listed until they unblock. */
+  isBlocked: Type.Boolean(),
   posts: Type.Array(Post),
 });
 
@@ -71,3 +73,113 @@ export type OwnProfileView = Static<typeof OwnProfile>;
 export type UserProfileView = Static<typeof UserProfile>;
 export type LikeStateView = Static<typeof LikeState>;
 export type ProfileMatchView = Static<typeof ProfileMatch>;
+
+// ---- Moderation (docs/api.md, "Moderation"): reports, operators, blocking ----
+
+/** What a person may give as the reason of a report. */
+export const ReportReason = Type.Union([
+  Type.Literal('spam'),
+  Type.Literal('nudity'),
+  Type.Literal('harassment'),
+  Type.Literal('other'),
+]);
+
+/** GET /api/me: who the signed-in person is to this server. */
+export const Me = Type.Object({
+  username: Type.String(),
+  /** Decided by the server from the verified token (ADMIN_USERNAMES, first account, or the provider's role). */
+  isOperator: Type.Boolean(),
+  /** Set while an operator has suspended the account: every other API call answers 403 account_suspended. */
+  suspension: Nullable(Type.Object({ reason: Type.String(), created_at: Type.String() })),
+});
+
+/** POST /api/reports answer. */
+export const ReportReceipt = Type.Object({ reported: Type.Literal(true), message: Type.String() });
+
+/** One reason given by one reporter. */
+export const ReportReasonView = Type.Object({
+  reason: ReportReason,
+  note: Type.String(),
+  created_at: Type.String(),
+});
+
+/** An open report as an operator sees it: the item, its author (even when anonymous), every reason. */
+export const AdminReport = Type.Object({
+  kind: Type.Union([Type.Literal('post'), Type.Literal('comment')]),
+  /** The post's or the comment's id. */
+  itemId: Type.Integer(),
+  /** The post the item is (or belongs to). */
+  postId: Type.Integer(),
+  /** The caption or the comment's text. */
+  text: Type.String(),
+  thumbnailUrl: Nullable(Type.String()),
+  isAnonymous: Type.Boolean(),
+  created_at: Type.String(),
+  author: Type.String(),
+  authorSuspended: Type.Boolean(),
+  reporterCount: Type.Integer(),
+  reasons: Type.Array(ReportReasonView),
+  lastReportedAt: Type.String(),
+});
+
+/** One recorded operator action. */
+export const ModerationAction = Type.Object({
+  id: Type.Integer(),
+  operator: Type.String(),
+  action: Type.Union([
+    Type.Literal('dismiss'),
+    Type.Literal('remove_post'),
+    Type.Literal('remove_comment'),
+    Type.Literal('suspend'),
+    Type.Literal('unsuspend'),
+  ]),
+  /** What it was done to, in words ("post 12 by alice", "alice"). */
+  target: Type.String(),
+  reason: Type.String(),
+  created_at: Type.String(),
+});
+
+export const SuspendedUser = Type.Object({
+  username: Type.String(),
+  reason: Type.String(),
+  created_at: Type.String(),
+});
+
+/** GET /api/admin/overview: everything the operator page shows, in one request. */
+export const AdminOverview = Type.Object({
+  figures: Type.Object({
+    users: Type.Integer(),
+    posts: Type.Integer(),
+    storageBytes: Type.Integer(),
+    suspendedUsers: Type.Integer(),
+    openReports: Type.Integer(),
+  }),
+  reports: Type.Array(AdminReport),
+  suspended: Type.Array(SuspendedUser),
+  actions: Type.Array(ModerationAction),
+});
+
+/** One person the caller blocked; `username` is null when blocked as "the author of this post" on an anonymous post. */
+export const BlockedPerson = Type.Object({
+  blockId: Type.Integer(),
+  username: Nullable(Type.String()),
+  profilePictureUrl: Nullable(Type.String()),
+  created_at: Type.String(),
+});
+
+/** What an operator did to the caller's content, with the reason they gave. */
+export const ModerationNotice = Type.Object({
+  action: Type.Union([Type.Literal('remove_post'), Type.Literal('remove_comment')]),
+  /** The caption or comment text as it was. */
+  excerpt: Type.String(),
+  reason: Type.String(),
+  created_at: Type.String(),
+});
+
+export type MeView = Static<typeof Me>;
+export type AdminReportView = Static<typeof AdminReport>;
+export type AdminOverviewView = Static<typeof AdminOverview>;
+export type ModerationActionView = Static<typeof ModerationAction>;
+export type BlockedPersonView = Static<typeof BlockedPerson>;
+export type ModerationNoticeView = Static<typeof ModerationNotice>;
+export type ReportReasonName = Static<typeof ReportReason>;

@@ -91,6 +91,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         followerCount: profile.followerCount,
         followingCount: profile.followingCount,
         isFollowing: profile.isFollowing === 1,
+        isBlocked: false,
         posts: postViews(posts.publicPosts(profile.id, me, before, request.query.limit), me),
       };
     },
