@@ -90,6 +90,11 @@ export interface AuthConfig {
   discovery: OidcDiscovery | null;
   /** Lifetime of tokens the embedded provider issues. */
   tokenTtlSeconds: number;
+  /**
+   * ADMIN_USERNAMES, lower case: operators of the embedded provider besides its first
+   * account ([] with an external provider, whose tokens carry a role instead).
+   */
+  adminUsernames: string[];
 }
 
 export interface OidcDiscovery {
@@ -205,6 +210,10 @@ export function loadConfig(env: Env = process.env): Config {
       userInfoServerUrl: '',
       discovery: null,
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
+      adminUsernames: str(env, 'ADMIN_USERNAMES', '')
+        .split(',')
+        .map((n) => n.trim().toLowerCase())
+        .filter((n) => n !== ''),
     };
   } else {
     const issuer = trimSlash(required(env, 'OIDC_ISSUER', 'when AUTH_PROVIDER=oidc'));
@@ -236,6 +245,8 @@ export function loadConfig(env: Env = process.env): Config {
             timeoutMs: int(env, 'OIDC_DISCOVERY_TIMEOUT_SECONDS', 30, 1) * 1000,
           },
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
+      // Operators come from the provider's role (auth/operators.ts): a name anyone can register there proves nothing.
+      adminUsernames: [],
     };
   }
 

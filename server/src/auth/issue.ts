@@ -7,7 +7,12 @@ export interface TokenSubject {
   sub: string;
   username: string;
   email: string;
+  /** An operator of this server: the token carries the role a Keycloak realm would give (OPERATOR_ROLE). */
+  operator?: boolean;
 }
+
+/** The realm role that makes a person an operator, in `realm_access.roles` as Keycloak puts it. */
+export const OPERATOR_ROLE = 'shower-beer-admin';
 
 /**
  * An access token from the embedded provider, shaped like Keycloak's
@@ -22,6 +27,7 @@ export async function issueAccessToken(key: SigningKey, auth: AuthConfig, subjec
     azp: auth.clientId,
     scope: 'email openid profile',
     typ: 'Bearer',
+    ...(subject.operator ? { realm_access: { roles: [OPERATOR_ROLE] } } : {}),
   })
     .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
     .setIssuer(auth.issuer)

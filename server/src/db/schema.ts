@@ -27,6 +27,15 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Set when the account is removed; tokens of a deleted user are refused. */
     deletedAt: integer('deleted_at'),
+    /**
+     * Set while an operator has suspended the account (domain/moderation-repository.ts):
+     * its API calls are refused, its posts and comments are hidden, and the counters
+     * its likes, comments and follows moved on other people are taken back until lifted.
+     */
+    suspendedAt: integer('suspended_at'),
+    suspensionReason: text('suspension_reason'),
+    /** Blocks this user is part of, either way (domain/blocks-repository.ts): 0 picks the feed plans without block checks. */
+    blockCount: integer('block_count').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -55,19 +64,21 @@ export const posts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Bytes of its processed images in storage (display + thumb): what the owner's quota counts. */
     storedBytes: integer('stored_bytes').notNull().default(0),
+    /** 1 while its author is suspended: listed nowhere, liked and commented by nobody. */
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     // Discover: newest first over visible posts.
     index('posts_feed_idx')
       .on(t.createdAt, t.id)
-      .where(sql`${t.isProfilePicture} = 0`),
+      .where(sql`${t.isProfilePicture} = 0 AND ${t.hidden} = 0`),
     // Profiles and the following feed: one user's posts newest first (covering for the candidates).
-    index('posts_user_feed_idx').on(t.userId, t.isProfilePicture, t.isAnonymous, t.createdAt, t.id),
+    index('posts_user_feed_idx').on(t.userId, t.isProfilePicture, t.isAnonymous, t.hidden, t.createdAt, t.id),
     // The following feed's first try: the newest public posts with their author, probed
     // against the follow list without touching the table (posts-repository.ts).
     index('posts_public_feed_idx')
       .on(t.createdAt, t.id, t.userId)
-      .where(sql`${t.isProfilePicture} = 0 AND ${t.isAnonymous} = 0`),
+      .where(sql`${t.isProfilePicture} = 0 AND ${t.isAnonymous} = 0 AND ${t.hidden} = 0`),
   ],
 );
 
@@ -97,6 +108,8 @@ export const comments = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     content: text('content').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** 1 while its author is suspended: shown nowhere and not counted in comment_count. */
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('comments_post_idx').on(t.postId, t.createdAt, t.id), index('comments_user_idx').on(t.userId)],
 );
@@ -153,6 +166,8 @@ export const idpAccounts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** The username's confusable skeleton (domain/text.ts): no two names may look alike. Null until backfilled. */
     usernameSkeleton: text('username_skeleton'),
+    /** The first account made on an empty server: an operator (its tokens carry the operator role). */
+    isFirst: integer('is_first', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('idp_accounts_username_unique').on(sql`${t.username} COLLATE NOCASE`),
@@ -203,4 +218,78 @@ export const revokedTokens = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
   },
   (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * One person blocking another (domain/blocks-repository.ts). Neither then sees the
+ * other's posts or comments, nor can follow, like or comment on the other's posts.
+ */
+export const blocks = sqliteTable(
+  'blocks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    blockerId: integer('blocker_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    blockedId: integer('blocked_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Made as "block the author of this post" on an anonymous post: the blocker is never shown who. */
+    viaAnonymousPost: integer('via_anonymous_post', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('blocks_pair_unique').on(t.blockerId, t.blockedId),
+    index('blocks_blocked_idx').on(t.blockedId, t.blockerId),
+  ],
+);
+
+/** A person's report of a post or a comment; open until an operator acts on the item. */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    reporterId: integer('reporter_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The post reported, or the post of the comment reported. */
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    commentId: integer('comment_id').references(() => comments.id, { onDelete: 'cascade' }),
+    reason: text('reason', { enum: ['spam', 'nudity', 'harassment', 'other'] }).notNull(),
+    note: text('note').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+    /** Set when an operator dismissed the report or acted on its item. */
+    resolvedAt: integer('resolved_at'),
+  },
+  (t) => [
+    // At most one open report per person per item (a comment report's item is the comment).
+    uniqueIndex('reports_open_unique')
+      .on(t.reporterId, t.postId, sql`coalesce(${t.commentId}, 0)`)
+      .where(sql`${t.resolvedAt} IS NULL`),
+    index('reports_open_idx').on(t.resolvedAt, t.createdAt),
+    index('reports_comment_idx').on(t.commentId),
+  ],
+);
+
+/** Every operator action, kept: who, when, what, why. */
+export const moderationActions = sqliteTable(
+  'moderation_actions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    operatorId: integer('operator_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The operator's name when acting (kept if the account goes). */
+    operatorName: text('operator_name').notNull(),
+    action: text('action', { enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend'] }).notNull(),
+    /** What it was done to, in words. */
+    target: text('target').notNull(),
+    /** Whose content or account it was: they see removals of their content with the reason. */
+    targetUserId: integer('target_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The caption or comment as it was, for the author's notice. */
+    excerpt: text('excerpt').notNull().default(''),
+    reason: text('reason').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('moderation_actions_target_idx').on(t.targetUserId, t.createdAt)],
 );

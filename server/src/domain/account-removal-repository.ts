@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createSuspensionSteps } from './suspension.js';
 
 export interface RemovedAccount {
   /** Processed images of the account's posts and profile pictures (display and thumb under each). */
@@ -54,9 +55,12 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
      WHERE id = @me`,
   ].map((sql) => sqlite.prepare(sql));
 
+  const suspension = createSuspensionSteps(sqlite);
   const remove = sqlite.transaction((userId: number, now: number): RemovedAccount | null => {
     const user = live.get(userId);
     if (!user) return null;
+    // A suspended account's likes, comments and follows count for nobody: counted back first, so the steps take them out once.
+    suspension.lift(userId);
     const removed = { mediaKeys: mediaKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);

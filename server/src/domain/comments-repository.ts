@@ -10,17 +10,23 @@ import { commentView, type CommentRow, type CommentView } from './views.js';
  * the same transaction as the write.
  */
 export function createCommentsRepository(sqlite: Database.Database, posts: PostsRepository) {
-  const list = sqlite.prepare<{ postId: number; ts: number; id: number; limit: number }, CommentRow>(`
+  const list = sqlite.prepare<{ postId: number; viewer: number; ts: number; id: number; limit: number }, CommentRow>(`
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
     FROM comments c JOIN users u ON u.id = c.user_id
-    WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id)
+    WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id) AND c.hidden = 0
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = c.user_id)
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.user_id AND b.blocked_id = @viewer)
     ORDER BY c.created_at, c.id
     ${limitBy('@limit')}`);
   const insert = sqlite.prepare<[number, number, string, number], { id: number }>(
     'INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?) RETURNING id',
   );
-  const find = sqlite.prepare<[number], { id: number; userId: number; postId: number; authorId: number; isProfilePicture: number }>(`
-    SELECT c.id, c.user_id AS userId, c.post_id AS postId, p.user_id AS authorId, p.is_profile_picture AS isProfilePicture
+  const find = sqlite.prepare<
+    [number],
+    { id: number; userId: number; postId: number; authorId: number; isProfilePicture: number; hidden: number; content: string }
+  >(`
+    SELECT c.id, c.user_id AS userId, c.post_id AS postId, p.user_id AS authorId, p.is_profile_picture AS isProfilePicture,
+      c.hidden, c.content
     FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = ?`);
   const remove = sqlite.prepare<[number]>('DELETE FROM comments WHERE id = ?');
@@ -30,7 +36,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
   );
 
   const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
-    const post = posts.findVisible(postId);
+    const post = posts.findVisible(postId, user.id);
     if (!post) throw notFound('This post does not exist.');
     const createdAt = Date.now();
     const { id } = insert.get(postId, user.id, content, createdAt)!;
@@ -39,25 +45,32 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
   });
 
-  const del = sqlite.transaction((commentId: number, userId: number) => {
+  /** Removes a comment and takes it out of the counters; `byOperator` skips the ownership check. */
+  const removeComment = (commentId: number, userId: number | null) => {
     const row = find.get(commentId);
     if (!row) throw notFound('This comment does not exist.');
-    if (row.userId !== userId) throw forbidden('Only the person who wrote a comment can delete it.');
+    if (userId !== null && row.userId !== userId) throw forbidden('Only the person who wrote a comment can delete it.');
     remove.run(commentId);
+    // A hidden comment (its author suspended) was already taken out of the counters (moderation-repository.ts).
+    if (row.hidden === 1) return row;
     bumpPost.run(-1, row.postId);
     // Counters on users only cover visible posts.
     if (row.isProfilePicture === 0) bumpAuthor.run(-1, row.authorId);
-  });
+    return row;
+  };
+  const del = sqlite.transaction((commentId: number, userId: number) => void removeComment(commentId, userId));
 
   return {
     /** Oldest first, after `after`. */
     list(postId: number, viewerId: number, after: Keyset, limit: number): CommentView[] {
-      const post = posts.findVisible(postId);
+      const post = posts.findVisible(postId, viewerId);
       if (!post) throw notFound('This post does not exist.');
-      return list.all({ postId, ts: after.createdAt, id: after.id, limit }).map((c) => commentView(c, post, viewerId));
+      return list.all({ postId, viewer: viewerId, ts: after.createdAt, id: after.id, limit }).map((c) => commentView(c, post, viewerId));
     },
     add: (postId: number, user: { id: number; username: string }, content: string) => add.immediate(postId, user, content),
     delete: (commentId: number, userId: number) => del.immediate(commentId, userId),
+    /** For an operator, inside their transaction (moderation-repository.ts): the removed comment's row. */
+    removeAnyInTransaction: (commentId: number) => removeComment(commentId, null),
   };
 }
 

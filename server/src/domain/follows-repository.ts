@@ -12,8 +12,13 @@ export interface FollowState {
  */
 export function createFollowsRepository(sqlite: Database.Database) {
   const target = sqlite.prepare<[string], { id: number }>(
-    'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL',
+    'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
   );
+  // Who blocked whom between the two, if anyone: a block forbids following either way.
+  const block = sqlite.prepare<{ a: number; b: number }, { blockerId: number; viaAnonymousPost: number }>(`
+    SELECT blocker_id AS blockerId, via_anonymous_post AS viaAnonymousPost FROM blocks
+    WHERE (blocker_id = @a AND blocked_id = @b) OR (blocker_id = @b AND blocked_id = @a)
+    ORDER BY blocker_id = @a DESC LIMIT 1`);
   const insert = sqlite.prepare<[number, number, number]>(
     'INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -24,13 +29,21 @@ export function createFollowsRepository(sqlite: Database.Database) {
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
   const followers = sqlite.prepare<[number], { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
-    WHERE f.followee_id = ? AND u.deleted_at IS NULL
+    WHERE f.followee_id = ? AND u.deleted_at IS NULL AND u.suspended_at IS NULL
     ORDER BY f.follower_id`);
 
   const change = sqlite.transaction((followerId: number, username: string, follow: boolean): FollowState => {
     const followee = target.get(username);
     if (!followee) throw notFound(`There is no user named "${username}".`);
     if (followee.id === followerId) throw badRequest('You cannot follow yourself.');
+    if (follow) {
+      const blocked = block.get({ a: followerId, b: followee.id });
+      // Blocked by them, or blocked by the caller as an anonymous post's author: as if there were no such user.
+      if (blocked && (blocked.blockerId !== followerId || blocked.viaAnonymousPost === 1)) {
+        throw notFound(`There is no user named "${username}".`);
+      }
+      if (blocked) throw conflict(`You blocked ${username}. Unblock them to follow.`);
+    }
     const changed = follow
       ? insert.run(followerId, followee.id, Date.now()).changes
       : remove.run(followerId, followee.id).changes;

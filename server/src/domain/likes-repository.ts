@@ -17,6 +17,7 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
       EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = ?) AS liked
     FROM posts p JOIN users u ON u.id = p.user_id
     WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
+  // GET /api/like answers only for a post the caller may see (posts.findVisible).
   const insert = sqlite.prepare<[number, number, number]>(
     'INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -27,7 +28,7 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
   const bumpAuthor = sqlite.prepare<[number, number]>('UPDATE users SET likes_received = likes_received + ? WHERE id = ?');
 
   const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
-    const post = posts.findVisible(postId);
+    const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
     const changed = like ? insert.run(postId, userId, Date.now()).changes : remove.run(postId, userId).changes;
     if (changed === 0) {
@@ -41,7 +42,7 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
 
   return {
     get(postId: number, userId: number): LikeState {
-      const row = state.get(userId, postId);
+      const row = posts.findVisible(postId, userId) ? state.get(userId, postId) : undefined;
       if (!row) throw notFound('This post does not exist.');
       return { likeCount: row.likeCount, likedByUser: row.liked === 1 };
     },

@@ -16,6 +16,16 @@ export const FOLLOWING_CACHE_MAX = 10_000;
 /** Posts whose first comments are kept per connection, least recently shown dropped first. */
 export const FIRST_COMMENTS_CACHE_MAX = 10_000;
 
+/** Who reads a page: their blocks pick the plan (users.block_count, kept with every block and unblock). */
+export interface Viewer {
+  id: number;
+  blockCount: number;
+}
+
+/** No block either way between `@viewer` and the user in `column` (blocks_pair_unique, blocks_blocked_idx). */
+const NOT_BLOCKED = (column: string) => `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = ${column})
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ${column} AND b.blocked_id = @viewer)`;
+
 interface PageParams {
   viewer: number;
   ts: number;
@@ -58,11 +68,23 @@ const BEFORE = (alias: string) =>
  * is not cached, and a cached one is a single statement for the posts.
  */
 export function createPostsRepository(sqlite: Database.Database) {
+  // Posts of suspended authors are hidden (posts.hidden), so they drop out of posts_feed_idx.
   const discover = arrayRows<PageParams, PostRow>(sqlite, `
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
-    WHERE p.is_profile_picture = 0 AND ${BEFORE('p')}
+    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')}
+    ORDER BY p.created_at DESC, p.id DESC
+    ${limitBy('@limit')}`);
+
+  // The same for a viewer with blocks (users.block_count > 0): two probes of the blocks
+  // indexes per post walked, in the query, so a page is still full. Everyone else keeps
+  // the statement above and pays nothing for blocking.
+  const discoverBlocking = arrayRows<PageParams, PostRow>(sqlite, `
+    SELECT ${POST_COLUMNS}
+    FROM posts p INDEXED BY posts_feed_idx
+    JOIN users u ON u.id = p.user_id
+    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')} AND ${NOT_BLOCKED('p.user_id')}
     ORDER BY p.created_at DESC, p.id DESC
     ${limitBy('@limit')}`);
 
@@ -77,7 +99,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     WITH cand AS MATERIALIZED (
       SELECT w.id, w.created_at FROM (
         SELECT id, user_id, created_at FROM posts INDEXED BY posts_public_feed_idx
-        WHERE is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+        WHERE is_profile_picture = 0 AND is_anonymous = 0 AND hidden = 0 AND ${BEFORE('posts')}
         ORDER BY created_at DESC, id DESC
         ${limitBy('@scan')}
       ) w
@@ -96,7 +118,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       SELECT p.id, p.created_at
       FROM follows f
       JOIN posts p INDEXED BY posts_user_feed_idx
-        ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
+        ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0 AND p.hidden = 0
       WHERE f.follower_id = @viewer AND ${BEFORE('p')}
       ORDER BY p.created_at DESC, p.id DESC
       ${limitBy('@limit')}
@@ -124,7 +146,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   const publicOfUser = arrayRows<PageParams & { owner: number }, PostRow>(sqlite, `
     WITH cand AS MATERIALIZED (
       SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
-      WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+      WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND hidden = 0 AND ${BEFORE('posts')}
       ORDER BY created_at DESC, id DESC
       ${limitBy('@limit')}
     )
@@ -138,12 +160,12 @@ export function createPostsRepository(sqlite: Database.Database) {
       SELECT id, created_at FROM (
         SELECT id, created_at FROM (
           SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
-          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND ${BEFORE('posts')}
+          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 0 AND hidden = 0 AND ${BEFORE('posts')}
           ORDER BY created_at DESC, id DESC ${limitBy('@limit')})
         UNION ALL
         SELECT id, created_at FROM (
           SELECT id, created_at FROM posts INDEXED BY posts_user_feed_idx
-          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 1 AND ${BEFORE('posts')}
+          WHERE user_id = @owner AND is_profile_picture = 0 AND is_anonymous = 1 AND hidden = 0 AND ${BEFORE('posts')}
           ORDER BY created_at DESC, id DESC ${limitBy('@limit')})
       )
       ORDER BY created_at DESC, id DESC
@@ -155,11 +177,23 @@ export function createPostsRepository(sqlite: Database.Database) {
 
   // The first comments of every post of a page in one statement: per post, at
   // most FIRST_COMMENTS entries read from comments_post_idx, however many it has.
+  // Comments of suspended authors are hidden (comments.hidden) and left out.
   const firstComments = arrayRows<[string], CommentRow>(sqlite, `
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
     FROM json_each(?) j
     JOIN comments c ON c.id IN (
-      SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
+      SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0
+      ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
+    JOIN users u ON u.id = c.user_id
+    ORDER BY c.created_at, c.id`);
+
+  // For a viewer with blocks: the first comments they may see, never kept (they are theirs alone).
+  const firstCommentsBlocking = arrayRows<{ ids: string; viewer: number }, CommentRow>(sqlite, `
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    FROM json_each(@ids) j
+    JOIN comments c ON c.id IN (
+      SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0 AND ${NOT_BLOCKED('c2.user_id')}
+      ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
     JOIN users u ON u.id = c.user_id
     ORDER BY c.created_at, c.id`);
 
@@ -169,17 +203,19 @@ export function createPostsRepository(sqlite: Database.Database) {
   /** Post id → its first comments and the comment_count and comments_epoch they were read at. */
   const keptComments = new LruMap<number, { count: number; epoch: number; rows: CommentRow[] }>(FIRST_COMMENTS_CACHE_MAX);
 
-  const visible = sqlite.prepare<[number], VisiblePost>(`
+  const visible = sqlite.prepare<{ post: number; viewer: number }, VisiblePost>(`
     SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
     FROM posts p JOIN users u ON u.id = p.user_id
-    WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
+    WHERE p.id = @post AND p.is_profile_picture = 0 AND p.hidden = 0 AND u.deleted_at IS NULL
+      AND ${NOT_BLOCKED('p.user_id')}`);
 
   /**
    * A page of rows with the first comments of its posts: kept ones while their post's
    * comment_count and comments_epoch have not moved, the others fetched in one batch.
    * Runs in the page's transaction, so the counts, the epoch and the comments are one snapshot.
    */
-  function withComments(rows: PostRow[]): PostPage {
+  function withComments(rows: PostRow[], viewer: Viewer): PostPage {
+    if (viewer.blockCount > 0) return withCommentsBlocking(rows, viewer.id);
     const byPost = new Map<number, CommentRow[]>();
     const missing: PostRow[] = [];
     let epoch: number | undefined;
@@ -204,6 +240,18 @@ export function createPostsRepository(sqlite: Database.Database) {
     return { rows, comments: byPost };
   }
 
+  function withCommentsBlocking(rows: PostRow[], viewer: number): PostPage {
+    const byPost = new Map<number, CommentRow[]>();
+    const ids = rows.filter((r) => r.commentCount > 0).map((r) => r.id);
+    if (ids.length === 0) return { rows, comments: byPost };
+    for (const c of firstCommentsBlocking.all({ ids: JSON.stringify(ids), viewer })) {
+      const list = byPost.get(c.postId);
+      if (list) list.push(c);
+      else byPost.set(c.postId, [c]);
+    }
+    return { rows, comments: byPost };
+  }
+
   const page = (viewer: number, before: Keyset, limit: number): PageParams => ({
     viewer,
     ts: before.createdAt,
@@ -213,12 +261,17 @@ export function createPostsRepository(sqlite: Database.Database) {
 
   // One read transaction per page: one snapshot for the page, the epochs and the comments,
   // and one lock of the WAL instead of one per statement.
+  const withCommentsFor = (rows: PostRow[], viewer: Viewer) => withComments(rows, viewer);
   const read = <A extends unknown[], R>(fn: (...args: A) => R) => sqlite.transaction(fn) as unknown as (...args: A) => R;
 
   return {
-    discover: read((viewer: number, before: Keyset, limit: number) => withComments(discover.all(page(viewer, before, limit)))),
+    discover: read((viewer: Viewer, before: Keyset, limit: number) =>
+      withComments((viewer.blockCount > 0 ? discoverBlocking : discover).all(page(viewer.id, before, limit)), viewer)),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
-    following: read((viewer: number, followingCount: number, before: Keyset, limit: number) => {
+    // Blocking removes follows both ways and forbids new ones, so these pages need no block check.
+    following: read((viewerUser: Viewer, followingCount: number, before: Keyset, limit: number) => {
+      const viewer = viewerUser.id;
+      const withComments = (rows: PostRow[]) => withCommentsFor(rows, viewerUser);
       const params = page(viewer, before, limit);
       const rowsNow = () => {
         if (followingCount >= FOLLOWING_WALK_MIN) {
@@ -245,12 +298,13 @@ export function createPostsRepository(sqlite: Database.Database) {
       return withComments(rows);
     }),
     /** All of the owner's posts; only for the owner themself. */
-    ownPosts: read((owner: number, before: Keyset, limit: number) =>
-      withComments(allOfUser.all({ ...page(owner, before, limit), owner }))),
+    ownPosts: read((owner: Viewer, before: Keyset, limit: number) =>
+      withComments(allOfUser.all({ ...page(owner.id, before, limit), owner: owner.id }), owner)),
     /** What anyone sees on a profile: never the anonymous posts. */
-    publicPosts: read((owner: number, viewer: number, before: Keyset, limit: number) =>
-      withComments(publicOfUser.all({ ...page(viewer, before, limit), owner }))),
-    findVisible: (postId: number) => visible.get(postId),
+    publicPosts: read((owner: number, viewer: Viewer, before: Keyset, limit: number) =>
+      withComments(publicOfUser.all({ ...page(viewer.id, before, limit), owner }), viewer)),
+    /** A post `viewer` may see, like and comment on: listable, not hidden, and no block between them and its author. */
+    findVisible: (postId: number, viewer: number) => visible.get({ post: postId, viewer }),
   };
 }
 

@@ -10,6 +10,10 @@ export interface AuthUser {
   email: string | null;
   /** As of this request's start; picks the following feed's plan (posts-repository.ts). */
   followingCount: number;
+  /** Blocks this user is part of either way; 0 picks the feed plans without block checks. */
+  blockCount: number;
+  /** Set while an operator has suspended the account: the API refuses it (plugins/auth.ts). */
+  suspendedAt: number | null;
 }
 
 interface UserRow extends AuthUser {
@@ -37,9 +41,11 @@ export interface PublicProfileRow {
   followerCount: number;
   followingCount: number;
   isFollowing: number;
+  isBlocked: number;
 }
 
 export interface ProfileMatch {
+  id: number;
   username: string;
   pictureKey: string | null;
 }
@@ -137,7 +143,7 @@ const userListeners = new WeakMap<Database.Database, Set<(change: UserChange) =>
 
 /**
  * Calls `listener` for each change this connection makes to a users row's sub, name,
- * email, deletion or following_count (or its deletion), inside the writing statement.
+ * email, deletion, suspension, block count or following_count (or its deletion), inside the writing statement.
  * TEMP triggers: they exist on this connection only, so other processes' connections
  * (a CLI, the sqlite3 shell) need no function of ours; their commits are seen through
  * PRAGMA data_version instead. One SQL function per connection, whatever the listeners.
@@ -153,7 +159,7 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
       return null;
     });
     sqlite.exec(`
-      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at ON main.users BEGIN
+      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at, suspended_at, block_count ON main.users BEGIN
         SELECT shower_beer_user_changed(old.sub, NULL);
         SELECT shower_beer_user_changed(new.sub, NULL);
       END;
@@ -177,7 +183,8 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
  */
 export function createUsersRepository(sqlite: Database.Database) {
   const bySub = sqlite.prepare<[string], UserRow>(
-    'SELECT id, sub, username, email, following_count AS followingCount, deleted_at AS deletedAt FROM users WHERE sub = ?',
+    `SELECT id, sub, username, email, following_count AS followingCount, block_count AS blockCount,
+       suspended_at AS suspendedAt, deleted_at AS deletedAt FROM users WHERE sub = ?`,
   );
   const nameTaken = sqlite.prepare<[string, string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND sub <> ?',
@@ -201,7 +208,7 @@ export function createUsersRepository(sqlite: Database.Database) {
     if (!existing) {
       const name = freeUsername(username, sub);
       const { id } = insert.get(sub, name, email, Date.now())!;
-      return { id, sub, username: name, email, followingCount: 0, deletedAt: null };
+      return { id, sub, username: name, email, followingCount: 0, blockCount: 0, suspendedAt: null, deletedAt: null };
     }
     if (existing.deletedAt !== null) return existing;
     if (existing.username !== username || existing.email !== email) {
@@ -217,42 +224,52 @@ export function createUsersRepository(sqlite: Database.Database) {
       likes_received AS likesReceived, comments_received AS commentsReceived,
       follower_count AS followerCount, following_count AS followingCount
     FROM users WHERE id = ?`);
-  const publicProfile = sqlite.prepare<[number, string], PublicProfileRow>(`
+  // A suspended account has no profile; a block either way decides what the viewer is shown
+  // (isBlocked: the viewer blocked them by name; hiddenFromViewer: they blocked the viewer,
+  // or the viewer blocked them as the author of an anonymous post, which must not name them).
+  const publicProfile = sqlite.prepare<{ viewer: number; name: string }, PublicProfileRow & { hiddenFromViewer: number }>(`
     SELECT u.id, u.username, u.profile_picture_key AS pictureKey, u.public_post_count AS publicPostCount,
       u.follower_count AS followerCount, u.following_count AS followingCount,
-      EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ? AND f.followee_id = u.id) AS isFollowing
-    FROM users u WHERE u.username = ? COLLATE NOCASE AND u.deleted_at IS NULL`);
+      EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = u.id) AS isFollowing,
+      EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = u.id AND b.via_anonymous_post = 0) AS isBlocked,
+      (EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.id AND b.blocked_id = @viewer)
+        OR EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = u.id AND b.via_anonymous_post = 1)) AS hiddenFromViewer
+    FROM users u WHERE u.username = @name COLLATE NOCASE AND u.deleted_at IS NULL AND u.suspended_at IS NULL`);
+  // Everyone a viewer with blocks must not find: blocked by them or blocking them.
+  const blockedEitherWay = sqlite.prepare<{ viewer: number }, number>(`
+    SELECT blocked_id FROM blocks WHERE blocker_id = @viewer
+    UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer`).pluck();
   // Prefix matches walk users_username_nocase_unique as a range; the rest is a
   // substring scan run only when the prefix part leaves room.
   const prefixMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
-    SELECT username, profile_picture_key AS pictureKey FROM users
-    WHERE username >= ? COLLATE NOCASE AND username < ? COLLATE NOCASE AND deleted_at IS NULL
+    SELECT id, username, profile_picture_key AS pictureKey FROM users
+    WHERE username >= ? COLLATE NOCASE AND username < ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL
     ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
   const prefixMatchesOpen = sqlite.prepare<[string, number], ProfileMatch>(`
-    SELECT username, profile_picture_key AS pictureKey FROM users
-    WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL
+    SELECT id, username, profile_picture_key AS pictureKey FROM users
+    WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL
     ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
   // Terms of 3+ characters: the trigram index (users_fts) finds names containing
   // the term without a scan; shorter terms (no trigram) fall back to LIKE.
   const containsMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
-    SELECT u.username, u.profile_picture_key AS pictureKey FROM users_fts
+    SELECT u.id, u.username, u.profile_picture_key AS pictureKey FROM users_fts
     JOIN users u ON u.id = users_fts.rowid
-    WHERE users_fts MATCH ? AND NOT (u.username LIKE ? ESCAPE '\\') AND u.deleted_at IS NULL
+    WHERE users_fts MATCH ? AND NOT (u.username LIKE ? ESCAPE '\\') AND u.deleted_at IS NULL AND u.suspended_at IS NULL
     ${limitBy('?')}`);
   // Long ASCII terms: FTS5 reads the whole posting list of every trigram of a
   // phrase, so "salty_shower962" (13 trigrams, some in 10 000+ names) cost 1.9 ms
   // at 100 000 users. The two rarest trigrams narrow it to a few names (50-130 µs)
   // and LIKE checks the whole term (ASCII case folding, as the index's).
   const rareTrigramMatches = sqlite.prepare<[string, string, string, number], ProfileMatch>(`
-    SELECT u.username, u.profile_picture_key AS pictureKey FROM users_fts
+    SELECT u.id, u.username, u.profile_picture_key AS pictureKey FROM users_fts
     JOIN users u ON u.id = users_fts.rowid
     WHERE users_fts MATCH ? AND u.username LIKE ? ESCAPE '\\' AND NOT (u.username LIKE ? ESCAPE '\\')
-      AND u.deleted_at IS NULL
+      AND u.deleted_at IS NULL AND u.suspended_at IS NULL
     ${limitBy('?')}`);
   const trigrams = createTrigramFrequencies(sqlite);
   const substringMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
-    SELECT username, profile_picture_key AS pictureKey FROM users
-    WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL
+    SELECT id, username, profile_picture_key AS pictureKey FROM users
+    WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL AND suspended_at IS NULL
     ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
 
   const known = new LruMap<string, UserRow>(USER_CACHE_MAX);
@@ -281,28 +298,48 @@ export function createUsersRepository(sqlite: Database.Database) {
     return row;
   }
 
+  function searchUpTo(term: string, limit: number): ProfileMatch[] {
+    const prefix = asciiLower(term);
+    const upper = prefixUpperBound(prefix);
+    const first = upper === null ? prefixMatchesOpen.all(prefix, limit) : prefixMatches.all(prefix, upper, limit);
+    if (first.length >= limit) return first;
+    const escaped = escapeLike(term);
+    const room = limit - first.length;
+    if (Array.from(term).length >= 3) {
+      const rare = trigrams.rarest(term, 2);
+      const rest = rare
+        ? rareTrigramMatches.all(rare.map(ftsQuote).join(' AND '), `%${escaped}%`, `${escaped}%`, room)
+        : containsMatches.all(ftsQuote(term), `${escaped}%`, room);
+      rest.sort((a, b) => compareNoCase(a.username, b.username));
+      return first.concat(rest);
+    }
+    return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, room));
+  }
+
   return {
     findBySub: (sub: string) => bySub.get(sub),
     ownProfile: (id: number) => ownProfile.get(id),
-    /** A profile by name (any case), seen by `viewerId`; undefined if no such user. */
-    publicProfile: (username: string, viewerId: number) => publicProfile.get(viewerId, username),
-    /** Case-insensitive: names starting with `term` first, then names containing it; at most SEARCH_LIMIT. */
-    search(term: string): ProfileMatch[] {
-      const prefix = asciiLower(term);
-      const upper = prefixUpperBound(prefix);
-      const first = upper === null ? prefixMatchesOpen.all(prefix, SEARCH_LIMIT) : prefixMatches.all(prefix, upper, SEARCH_LIMIT);
-      if (first.length >= SEARCH_LIMIT) return first;
-      const escaped = escapeLike(term);
-      const room = SEARCH_LIMIT - first.length;
-      if (Array.from(term).length >= 3) {
-        const rare = trigrams.rarest(term, 2);
-        const rest = rare
-          ? rareTrigramMatches.all(rare.map(ftsQuote).join(' AND '), `%${escaped}%`, `${escaped}%`, room)
-          : containsMatches.all(ftsQuote(term), `${escaped}%`, room);
-        rest.sort((a, b) => compareNoCase(a.username, b.username));
-        return first.concat(rest);
-      }
-      return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, room));
+    /**
+     * A profile by name (any case), seen by `viewerId`; undefined if there is no such user
+     * for this viewer: none, removed, suspended, or hidden from them by a block.
+     */
+    publicProfile(username: string, viewerId: number): PublicProfileRow | undefined {
+      const row = publicProfile.get({ viewer: viewerId, name: username });
+      if (!row || row.hiddenFromViewer === 1) return undefined;
+      const { hiddenFromViewer: _hidden, ...profile } = row;
+      return profile;
+    },
+    /**
+     * Case-insensitive: names starting with `term` first, then names containing it; at most
+     * SEARCH_LIMIT. Suspended accounts are never found; for a viewer with blocks
+     * (`viewer.blockCount` > 0), nobody they blocked or who blocked them either.
+     */
+    search(term: string, viewer?: { id: number; blockCount: number }): ProfileMatch[] {
+      if (!viewer || viewer.blockCount === 0) return searchUpTo(term, SEARCH_LIMIT);
+      const hide = new Set(blockedEitherWay.all({ viewer: viewer.id }));
+      return searchUpTo(term, SEARCH_LIMIT + hide.size)
+        .filter((m) => !hide.has(m.id))
+        .slice(0, SEARCH_LIMIT);
     },
     /**
      * Returns the user for these claims, creating or renaming as needed;
@@ -313,7 +350,8 @@ export function createUsersRepository(sqlite: Database.Database) {
       const username = PLAIN_NAME.test(claimedName) ? claimedName : cleanName(claimedName);
       const known = knownUser(sub);
       if (known && known.username === username && known.email === email) {
-        return known.deletedAt === null ? { id: known.id, sub, username, email, followingCount: known.followingCount } : null;
+        if (known.deletedAt !== null) return null;
+        return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, suspendedAt: known.suspendedAt };
       }
       // Claim changes are rare; the IMMEDIATE transaction keeps the name check and write together.
       const row = upsert.immediate(sub, username, email);

@@ -4,8 +4,8 @@ import type { PostsRepository } from '../domain/posts-repository.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
 export interface ReadTaskArgs {
-  discover: { viewer: number; before: Keyset; limit: number };
-  following: { viewer: number; followingCount: number; before: Keyset; limit: number };
+  discover: { viewer: number; blockCount: number; before: Keyset; limit: number };
+  following: { viewer: number; blockCount: number; followingCount: number; before: Keyset; limit: number };
 }
 
 export type ReadTask = keyof ReadTaskArgs;
@@ -22,7 +22,8 @@ export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 export function createReadTasks(posts: PostsRepository): ReadTasks {
   const write = createPageWriter();
   return {
-    discover: ({ viewer, before, limit }) => write(posts.discover(viewer, before, limit), viewer),
-    following: ({ viewer, followingCount, before, limit }) => write(posts.following(viewer, followingCount, before, limit), viewer),
+    discover: ({ viewer, blockCount, before, limit }) => write(posts.discover({ id: viewer, blockCount }, before, limit), viewer),
+    following: ({ viewer, blockCount, followingCount, before, limit }) =>
+      write(posts.following({ id: viewer, blockCount }, followingCount, before, limit), viewer),
   };
 }

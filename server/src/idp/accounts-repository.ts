@@ -4,14 +4,16 @@ import { confusableSkeleton } from '../domain/text.js';
 
 /** SQL for the embedded provider's accounts (table idp_accounts). */
 export function createAccountsRepository(sqlite: Database.Database) {
-  const columns = 'id, username, email, password_hash AS passwordHash, created_at AS createdAt';
+  const columns = 'id, username, email, password_hash AS passwordHash, created_at AS createdAt, is_first AS isFirst';
   const byId = sqlite.prepare<[string], IdpAccount>(`SELECT ${columns} FROM idp_accounts WHERE id = ?`);
   const byUsername = sqlite.prepare<[string], IdpAccount>(
     `SELECT ${columns} FROM idp_accounts WHERE username = ? COLLATE NOCASE`,
   );
   const byEmail = sqlite.prepare<[string], IdpAccount>(`SELECT ${columns} FROM idp_accounts WHERE email = ? COLLATE NOCASE`);
   const insert = sqlite.prepare<[string, string, string, string, number, string]>(
-    'INSERT INTO idp_accounts (id, username, email, password_hash, created_at, username_skeleton) VALUES (?, ?, ?, ?, ?, ?)',
+    // The first account on an empty server is its operator (README, "Operators"); decided inside the insert.
+    `INSERT INTO idp_accounts (id, username, email, password_hash, created_at, username_skeleton, is_first)
+     VALUES (?, ?, ?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM idp_accounts))`,
   );
   const bySkeleton = sqlite.prepare<[string], { username: string }>('SELECT username FROM idp_accounts WHERE username_skeleton = ?');
   backfillSkeletons(sqlite);
@@ -25,7 +27,7 @@ export function createAccountsRepository(sqlite: Database.Database) {
     /** An account whose name looks like this one (same confusable skeleton). */
     findLookalike: (username: string) => bySkeleton.get(confusableSkeleton(username)),
     /** Throws SQLITE_CONSTRAINT_UNIQUE when the name, its look or the e-mail is taken (case-insensitively). */
-    insert(account: Omit<IdpAccount, 'usernameSkeleton'>) {
+    insert(account: Omit<IdpAccount, 'usernameSkeleton' | 'isFirst'>) {
       insert.run(account.id, account.username, account.email, account.passwordHash, account.createdAt, confusableSkeleton(account.username));
     },
     delete: (id: string) => remove.run(id).changes > 0,

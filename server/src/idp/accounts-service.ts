@@ -12,6 +12,8 @@ export interface Account {
   id: string;
   username: string;
   email: string;
+  /** The first account made on this server: an operator (README, "Operators"). */
+  isFirst: boolean;
 }
 
 export interface SignUpInput {
@@ -39,6 +41,7 @@ export const MESSAGES = {
   passwordShort: 'Use a password of at least 8 characters.',
   passwordLong: 'Use a password of at most 256 characters.',
   wrongCredentials: 'Wrong username/email or password.',
+  suspended: 'An operator has suspended this account, so it cannot sign in.',
 } as const;
 
 export const PASSWORD_MIN = 8;
@@ -61,7 +64,12 @@ export function validateSignUp(input: SignUpInput): FieldErrors {
   return errors;
 }
 
-const publicAccount = (a: Omit<IdpAccount, 'usernameSkeleton'>): Account => ({ id: a.id, username: a.username, email: a.email });
+const publicAccount = (a: Omit<IdpAccount, 'usernameSkeleton'>): Account => ({
+  id: a.id,
+  username: a.username,
+  email: a.email,
+  isFirst: Boolean(a.isFirst),
+});
 
 const isUniqueViolation = (err: unknown) =>
   typeof err === 'object' && err !== null && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -99,7 +107,7 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
       const input = { username: raw.username.trim().normalize('NFC'), email: raw.email.trim().normalize('NFC'), password: raw.password };
       const errors = { ...takenErrors(input.username, input.email), ...validateSignUp(input) };
       if (Object.keys(errors).length > 0) return { ok: false, errors };
-      const account: Omit<IdpAccount, 'usernameSkeleton'> = {
+      const account: Omit<IdpAccount, 'usernameSkeleton' | 'isFirst'> = {
         id: randomUUID(),
         username: input.username,
         email: input.email,
@@ -118,7 +126,8 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
         if (isUniqueViolation(err)) return { ok: false, errors: takenErrors(account.username, account.email) };
         throw err;
       }
-      return { ok: true, account: publicAccount(account) };
+      // Read back: whether it is the server's first account is decided inside the insert.
+      return { ok: true, account: publicAccount(repo.findById(account.id) ?? { ...account, isFirst: false }) };
     },
 
     /**

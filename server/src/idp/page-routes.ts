@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { issueAccessToken } from '../auth/issue.js';
+import { isAdminUsername } from '../auth/operators.js';
 import { errorHandler } from '../errors.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
@@ -66,7 +67,10 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     const user = fastify.users.upsertFromClaims(account.id, account.username, account.email);
     // Removed: the answer of a wrong password (accounts-service refuses these first; this is the backstop).
     if (!user) return html(reply, 400, page(MESSAGES.wrongCredentials), csrfToken);
-    const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email });
+    // Said only to someone who gave the right password: it tells them nothing about anyone else.
+    if (user.suspendedAt !== null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
+    const operator = account.isFirst || isAdminUsername(config.auth, account.username);
+    const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
     return reply.code(303).header('cache-control', 'no-store').header('location', `${params.redirect_uri}#${fragment}`).send();

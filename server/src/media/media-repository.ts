@@ -32,6 +32,8 @@ export interface DeletedPost {
   userId: number;
   mediaKey: string;
   isProfilePicture: number;
+  isAnonymous: number;
+  caption: string;
 }
 
 /**
@@ -85,10 +87,10 @@ export function createMediaRepository(sqlite: Database.Database) {
 
   const postForDelete = sqlite.prepare<
     [number],
-    DeletedPost & { isAnonymous: number; likeCount: number; commentCount: number }
+    DeletedPost & { likeCount: number; commentCount: number }
   >(
     `SELECT id, user_id AS userId, media_key AS mediaKey, is_profile_picture AS isProfilePicture,
-            is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount
+            is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount, caption
      FROM posts WHERE id = ?`,
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
@@ -122,10 +124,12 @@ export function createMediaRepository(sqlite: Database.Database) {
   });
 
   type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };
-  const deletePost = sqlite.transaction((postId: number, userId: number): DeleteResult => {
+  /** `userId` null: an operator's removal, with `record` run in the same transaction (domain/moderation-repository.ts). */
+  const deletePost = sqlite.transaction((postId: number, userId: number | null, record?: (post: DeletedPost) => void): DeleteResult => {
     const post = postForDelete.get(postId);
-    if (!post) return { outcome: 'not_found' };
-    if (post.userId !== userId) return { outcome: 'forbidden' };
+    if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
+    if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
+    record?.(post);
     deletePostStmt.run(postId); // likes and comments go with it (ON DELETE CASCADE)
     if (!post.isProfilePicture) {
       uncountPostStmt.run(post.isAnonymous ? 0 : 1, post.likeCount, post.commentCount, post.userId);
@@ -133,7 +137,14 @@ export function createMediaRepository(sqlite: Database.Database) {
     clearPictureStmt.run(post.userId, post.mediaKey);
     return {
       outcome: 'deleted',
-      post: { id: post.id, userId: post.userId, mediaKey: post.mediaKey, isProfilePicture: post.isProfilePicture },
+      post: {
+        id: post.id,
+        userId: post.userId,
+        mediaKey: post.mediaKey,
+        isProfilePicture: post.isProfilePicture,
+        isAnonymous: post.isAnonymous,
+        caption: post.caption,
+      },
     };
   });
 
@@ -158,7 +169,7 @@ export function createMediaRepository(sqlite: Database.Database) {
     profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,
     /** Bytes the user's images and waiting uploads take in storage. */
     storageUsed: (userId: number) => storageUsedStmt.get(userId, userId) ?? 0,
-    deletePost: (postId: number, userId: number) => deletePost.immediate(postId, userId),
+    deletePost: (postId: number, userId: number | null, record?: (post: DeletedPost) => void) => deletePost.immediate(postId, userId, record),
   };
 }
 

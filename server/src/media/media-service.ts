@@ -17,7 +17,7 @@ import type { Limiter } from '../images/limiter.js';
 import { processImage } from '../images/pipeline.js';
 import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
-import type { MediaRepository } from './media-repository.js';
+import type { DeletedPost, MediaRepository } from './media-repository.js';
 import { postView, type PostView } from '../domain/views.js';
 import { CAPTION_MAX_LENGTH } from '../domain/limits.js';
 import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
@@ -298,15 +298,25 @@ export function createMediaService(deps: MediaServiceDeps) {
     },
 
     async deletePost(user: AuthUser, postId: number) {
-      const result = repo.deletePost(postId, user.id);
-      if (result.outcome === 'not_found') throw notFound('No such post.');
-      if (result.outcome === 'forbidden') throw forbidden('Only the author can delete this post.');
-      // After the commit: a crash here leaves unreferenced files, never a post without its image.
-      await removeQuietly(displayKey(result.post.mediaKey));
-      await removeQuietly(thumbKey(result.post.mediaKey));
-      return { deleted: true as const };
+      return removePost(postId, user.id);
+    },
+
+    /** An operator's removal: `record` writes the action in the deleting transaction. */
+    async removePostAsOperator(postId: number, record: (post: DeletedPost) => void) {
+      return removePost(postId, null, record);
     },
   };
+
+  // Declared after the service's return: hoisted, shared by the author's delete and an operator's removal.
+  async function removePost(postId: number, userId: number | null, record?: (post: DeletedPost) => void) {
+    const result = repo.deletePost(postId, userId, record);
+    if (result.outcome === 'not_found') throw notFound('No such post.');
+    if (result.outcome === 'forbidden') throw forbidden('Only the author can delete this post.');
+    // After the commit: a crash here leaves unreferenced files, never a post without its image.
+    await removeQuietly(displayKey(result.post.mediaKey));
+    await removeQuietly(thumbKey(result.post.mediaKey));
+    return { deleted: true as const };
+  }
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;

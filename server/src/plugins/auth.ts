@@ -14,7 +14,10 @@ import {
   type VerifyToken,
 } from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
-import { unauthorized } from '../errors.js';
+import { HttpError, unauthorized } from '../errors.js';
+
+const accountSuspended = () =>
+  new HttpError(403, 'account_suspended', 'An operator has suspended your account. GET /api/me says why.');
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,6 +33,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser;
     tokenClaims: TokenClaims;
+  }
+  interface FastifyContextConfig {
+    /** The route answers a suspended account too (GET /api/me, logout, the notices of removals). */
+    allowSuspended?: boolean;
   }
 }
 
@@ -73,6 +80,8 @@ export default fp(
       }
       const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null);
       if (!user) throw unauthorized('This account no longer exists.');
+      // Suspended: nothing but who they are, their notices and logout, until an operator lifts it.
+      if (user.suspendedAt !== null && request.routeOptions.config?.allowSuspended !== true) throw accountSuspended();
       request.user = user;
       request.tokenClaims = claims;
     });

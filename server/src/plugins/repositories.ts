@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin';
+import { createBlocksRepository, type BlocksRepository } from '../domain/blocks-repository.js';
 import { createCommentsRepository, type CommentsRepository } from '../domain/comments-repository.js';
 import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
 import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
+import { createModerationRepository, type ModerationRepository } from '../domain/moderation-repository.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
 import { createReadPool, type ReadPool } from '../feeds/read-pool.js';
@@ -16,6 +18,8 @@ declare module 'fastify' {
     likes: LikesRepository;
     comments: CommentsRepository;
     follows: FollowsRepository;
+    blocks: BlocksRepository;
+    moderation: ModerationRepository;
   }
 }
 
@@ -35,8 +39,11 @@ export default fp(
     fastify.decorate('reads', reads);
     fastify.decorate('writes', createWriteBatcher(sqlite));
     fastify.decorate('likes', createLikesRepository(sqlite, posts));
-    fastify.decorate('comments', createCommentsRepository(sqlite, posts));
+    const comments = createCommentsRepository(sqlite, posts);
+    fastify.decorate('comments', comments);
     fastify.decorate('follows', createFollowsRepository(sqlite));
+    fastify.decorate('blocks', createBlocksRepository(sqlite, posts));
+    fastify.decorate('moderation', createModerationRepository(sqlite, posts, comments));
   },
   { name: 'repositories', dependencies: ['db'] },
 );

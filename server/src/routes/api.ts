@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import accountRoutes from './account.js';
+import adminRoutes from './admin.js';
 import commentRoutes from './comments.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
 import likeRoutes from './likes.js';
+import moderationRoutes from './moderation.js';
 import sessionRoutes from './session.js';
 import userRoutes from './users.js';
 
@@ -22,6 +24,8 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(userRoutes);
   await fastify.register(sessionRoutes);
   await fastify.register(accountRoutes);
+  await fastify.register(moderationRoutes);
+  await fastify.register(adminRoutes, { prefix: '/admin' });
 };
 
 export default apiRoutes;

@@ -16,7 +16,15 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/discover-posts',
     { schema: { querystring: PageQuery, response: { 200: Posts, ...errors } } },
     async (request, reply) =>
-      json(reply, await reads.run('discover', { viewer: request.user.id, before: parseCursor(request.query.cursor, NEWEST), limit: request.query.limit })),
+      json(
+        reply,
+        await reads.run('discover', {
+          viewer: request.user.id,
+          blockCount: request.user.blockCount,
+          before: parseCursor(request.query.cursor, NEWEST),
+          limit: request.query.limit,
+        }),
+      ),
   );
 
   fastify.get(
@@ -27,6 +35,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         reply,
         await reads.run('following', {
           viewer: request.user.id,
+          blockCount: request.user.blockCount,
           followingCount: request.user.followingCount,
           before: parseCursor(request.query.cursor, NEWEST),
           limit: request.query.limit,
@@ -59,7 +68,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         totalComments: profile.commentsReceived,
         followerCount: profile.followerCount,
         followingCount: profile.followingCount,
-        posts: postViews(posts.ownPosts(me, before, request.query.limit), me),
+        posts: postViews(posts.ownPosts(request.user, before, request.query.limit), me),
       };
     },
   );
@@ -91,8 +100,9 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         followerCount: profile.followerCount,
         followingCount: profile.followingCount,
         isFollowing: profile.isFollowing === 1,
-        isBlocked: false,
-        posts: postViews(posts.publicPosts(profile.id, me, before, request.query.limit), me),
+        isBlocked: profile.isBlocked === 1,
+        // Someone the viewer blocked shows as blocked, with nothing of theirs listed until unblocked.
+        posts: profile.isBlocked === 1 ? [] : postViews(posts.publicPosts(profile.id, request.user, before, request.query.limit), me),
       };
     },
   );

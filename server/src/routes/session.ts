@@ -6,7 +6,7 @@ import { errors } from './api-schemas.js';
 const sessionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.delete(
     '/session',
-    { schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...errors } } },
+    { config: { allowSuspended: true }, schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...errors } } },
     async (request) => ({ signedOut: fastify.revocations.revoke(request.tokenClaims) }),
   );
 };

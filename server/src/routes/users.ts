@@ -42,7 +42,7 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const term = request.query.username.trim();
       if (term.length === 0) throw badRequest('username must not be blank.');
       if (term.length > SEARCH_TERM_MAX) throw badRequest(`username must be at most ${SEARCH_TERM_MAX} characters.`);
-      return users.search(term).map((m) => ({ username: m.username, profilePictureUrl: pictureUrl(m.pictureKey) }));
+      return users.search(term, request.user).map((m) => ({ username: m.username, profilePictureUrl: pictureUrl(m.pictureKey) }));
     },
   );
 };

@@ -15,6 +15,7 @@ const auth: AuthConfig = {
   userInfoServerUrl: '',
   discovery: null,
   tokenTtlSeconds: 900,
+  adminUsernames: [],
 };
 
 async function keypair() {

@@ -58,7 +58,7 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
   const small = createPageWriter(3, 5); // fragments dropped and made again all the time
   const check = (label: string) => {
     for (const viewer of [ann, ben, cat]) {
-      const page = posts.discover(viewer, NEWEST, 50);
+      const page = posts.discover({ id: viewer, blockCount: 0 }, NEWEST, 50);
       t.ok(page.rows.length > 20, 'a page with every kind of post');
       const expected = reference(postViews(page, viewer));
       const first = write(page, viewer);
@@ -71,17 +71,17 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
   check('as created');
 
   // What a fragment was made from changes under it: the next page shows the change.
-  const newest = posts.discover(cat, NEWEST, 1).rows[0]!;
+  const newest = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 1).rows[0]!;
   sqlite.prepare('UPDATE posts SET caption = ? WHERE id = ?').run('edited "by hand"', newest.id);
   // Every other column a post's kept text is made from, each on a post of its own.
-  const others = posts.discover(cat, NEWEST, 6).rows.slice(1).map((r) => r.id);
+  const others = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 6).rows.slice(1).map((r) => r.id);
   for (const [i, set] of ["media_key = 'moved'", 'width = 7', 'height = 9', 'is_anonymous = 1 - is_anonymous', 'created_at = created_at - 1'].entries()) {
     sqlite.prepare(`UPDATE posts SET ${set} WHERE id = ?`).run(others[i]);
   }
   sqlite.prepare("UPDATE comments SET content = 'edited comment' WHERE post_id = ?").run(newest.id);
   sqlite.prepare("UPDATE users SET username = 'ben2', profile_picture_key = 'new-picture' WHERE id = ?").run(ben);
   check('after edits');
-  const after = JSON.parse(write(posts.discover(cat, NEWEST, 1), cat));
+  const after = JSON.parse(write(posts.discover({ id: cat, blockCount: 0 }, NEWEST, 1), cat));
   t.equal(after[0].caption, 'edited "by hand"');
   t.ok(after[0].comments.some((c: { content: string }) => c.content === 'edited comment'));
 });
@@ -95,7 +95,7 @@ t.test('an anonymous post and its author\'s comments name nobody but to the auth
   );
   t.ok(hers.size > 0);
   const seenBy = (viewer: number) =>
-    (JSON.parse(write(posts.discover(viewer, NEWEST, 50), viewer)) as Array<{
+    (JSON.parse(write(posts.discover({ id: viewer, blockCount: 0 }, NEWEST, 50), viewer)) as Array<{
       postid: number;
       username: string | null;
       profilePictureUrl: string | null;

@@ -14,7 +14,7 @@ function setUp(t: Test) {
   return { sqlite, viewer: user.id };
 }
 
-const page = (viewer: number) => ({ viewer, before: NEWEST, limit: 20 });
+const page = (viewer: number) => ({ viewer, blockCount: 0, before: NEWEST, limit: 20 });
 const text = (body: string | Buffer) => body.toString();
 
 t.test('workers answer what the inline tasks answer, and see each commit at once', async (t) => {

@@ -1,0 +1,118 @@
+import type Database from 'better-sqlite3';
+import { badRequest, notFound } from '../errors.js';
+import type { PostsRepository } from './posts-repository.js';
+
+/** One block as its maker sees it: no name when it was made on an anonymous post. */
+export interface BlockRow {
+  blockId: number;
+  username: string | null;
+  pictureKey: string | null;
+  createdAt: number;
+}
+
+/**
+ * Blocking. A block hides each person's posts and comments from the other in every
+ * feed, profile and search (the read statements check the blocks table; a viewer
+ * with users.block_count = 0 skips those checks), forbids follows, likes and
+ * comments between them, and removes a follow either way, with its counters, in the
+ * same transaction. A block made as "the author of this post" on an anonymous post
+ * never tells its maker who that is: the list shows no name, and their profile
+ * answers as if there were no such user.
+ */
+export function createBlocksRepository(sqlite: Database.Database, posts: PostsRepository) {
+  const target = sqlite.prepare<[string], { id: number }>(
+    'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
+  );
+  const existing = sqlite.prepare<{ blocker: number; blocked: number }, { id: number; viaAnonymousPost: number }>(
+    'SELECT id, via_anonymous_post AS viaAnonymousPost FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked',
+  );
+  const blockedMe = sqlite.prepare<{ blocker: number; blocked: number }, number>(
+    'SELECT 1 FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked',
+  ).pluck();
+  const insert = sqlite.prepare<{ blocker: number; blocked: number; anonymous: number; now: number }>(
+    'INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, created_at) VALUES (@blocker, @blocked, @anonymous, @now)',
+  );
+  const makeNamed = sqlite.prepare<[number]>('UPDATE blocks SET via_anonymous_post = 0 WHERE id = ?');
+  const remove = sqlite.prepare<[number]>('DELETE FROM blocks WHERE id = ?');
+  const countBoth = sqlite.prepare<{ a: number; b: number; delta: number }>(
+    'UPDATE users SET block_count = block_count + @delta WHERE id IN (@a, @b)',
+  );
+  // A follow either way goes, with the counters it moved (as follows-repository.ts's unfollow).
+  const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
+    'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
+  ).pluck();
+  const uncountFollow = sqlite.prepare<{ follower: number; followee: number }>(`
+    UPDATE users SET
+      follower_count = follower_count - (id = @followee),
+      following_count = following_count - (id = @follower)
+    WHERE id IN (@follower, @followee)`);
+  const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
+    SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
+      b.via_anonymous_post AS viaAnonymousPost
+    FROM blocks b JOIN users u ON u.id = b.blocked_id
+    WHERE b.blocker_id = ? AND u.deleted_at IS NULL
+    ORDER BY b.created_at DESC, b.id DESC`);
+  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number }>(
+    'SELECT id, blocked_id AS blockedId FROM blocks WHERE id = @id AND blocker_id = @blocker',
+  );
+
+  const add = sqlite.transaction((blocker: number, blocked: number, anonymous: boolean): void => {
+    const found = existing.get({ blocker, blocked });
+    if (found) {
+      // Blocked again by name: from now on they may be shown by name in the list.
+      if (!anonymous && found.viaAnonymousPost === 1) makeNamed.run(found.id);
+      return;
+    }
+    insert.run({ blocker, blocked, anonymous: anonymous ? 1 : 0, now: Date.now() });
+    countBoth.run({ a: blocker, b: blocked, delta: 1 });
+    for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
+      if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
+    }
+  });
+
+  const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
+    const row = own.get({ id: blockId, blocker });
+    if (!row) return false;
+    remove.run(row.id);
+    countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
+    return true;
+  });
+
+  const byName = sqlite.transaction((me: number, username: string, block: boolean) => {
+    const other = namedTarget(me, username);
+    if (block) return add(me, other, false);
+    const row = existing.get({ blocker: me, blocked: other });
+    if (row) lift(row.id, me);
+  });
+  const authorOf = sqlite.transaction((me: number, postId: number) => {
+    const post = posts.findVisible(postId, me);
+    if (!post) throw notFound('This post does not exist.');
+    if (post.userId === me) throw badRequest('This is your own post.');
+    add(me, post.userId, post.isAnonymous === 1);
+  });
+
+  /** Someone the caller may block by name: they exist for the caller (see users-repository's publicProfile). */
+  function namedTarget(me: number, username: string): number {
+    const user = target.get(username);
+    const hidden = user && (blockedMe.get({ blocker: user.id, blocked: me }) !== undefined || existing.get({ blocker: me, blocked: user.id })?.viaAnonymousPost === 1);
+    if (!user || hidden) throw notFound(`There is no user named "${username}".`);
+    if (user.id === me) throw badRequest('You cannot block yourself.');
+    return user.id;
+  }
+
+  return {
+    blockByName: (me: number, username: string) => byName.immediate(me, username, true),
+    unblockByName: (me: number, username: string) => byName.immediate(me, username, false),
+    /** Blocks the author of a post the caller can see; the answer never says who it is. */
+    blockAuthorOf: (me: number, postId: number) => authorOf.immediate(me, postId),
+    /** false when the caller has no block with this id. */
+    unblock: (blockId: number, me: number) => lift.immediate(blockId, me),
+    list(me: number): BlockRow[] {
+      return list.all(me).map(({ viaAnonymousPost, ...row }) =>
+        viaAnonymousPost === 1 ? { ...row, username: null, pictureKey: null } : row,
+      );
+    },
+  };
+}
+
+export type BlocksRepository = ReturnType<typeof createBlocksRepository>;

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * What suspending an account does to the counters, and lifting it undoes: while
+ * suspended, its likes, comments and follows count for nobody (posts.like_count,
+ * comment_count, users.likes_received, comments_received, follower_count and
+ * following_count of everyone, itself included), and its posts and comments are
+ * hidden. The same statements run with `@sign` -1 to suspend and +1 to lift, over
+ * the rows that exist at that moment, so they stay exact across everything that
+ * may happen meanwhile:
+ * - a suspended account cannot write, so its likes, comments and follows change
+ *   only by deletion of the post or account they hang on, whose counters go too;
+ * - removing a hidden comment moves no counter (comments-repository.ts);
+ * - a suspended account has no profile, so nobody can unfollow or block it;
+ * - removing a suspended account lifts the suspension first, in its transaction
+ *   (account-removal-repository.ts).
+ */
+export function createSuspensionSteps(sqlite: Database.Database) {
+  const steps = [
+    `UPDATE users SET likes_received = likes_received + @sign * (
+       SELECT count(*) FROM likes l JOIN posts p ON p.id = l.post_id
+       WHERE l.user_id = @user AND p.user_id = users.id AND p.is_profile_picture = 0)
+     WHERE id IN (SELECT p.user_id FROM likes l JOIN posts p ON p.id = l.post_id WHERE l.user_id = @user)`,
+    'UPDATE posts SET like_count = like_count + @sign WHERE id IN (SELECT post_id FROM likes WHERE user_id = @user)',
+    `UPDATE users SET comments_received = comments_received + @sign * (
+       SELECT count(*) FROM comments c JOIN posts p ON p.id = c.post_id
+       WHERE c.user_id = @user AND p.user_id = users.id AND p.is_profile_picture = 0)
+     WHERE id IN (SELECT p.user_id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.user_id = @user)`,
+    `UPDATE posts SET comment_count = comment_count + @sign * (
+       SELECT count(*) FROM comments c WHERE c.post_id = posts.id AND c.user_id = @user)
+     WHERE id IN (SELECT post_id FROM comments WHERE user_id = @user)`,
+    'UPDATE users SET follower_count = follower_count + @sign WHERE id IN (SELECT followee_id FROM follows WHERE follower_id = @user)',
+    'UPDATE users SET following_count = following_count + @sign WHERE id IN (SELECT follower_id FROM follows WHERE followee_id = @user)',
+    // Hiding a post moves feed_epoch (migration 0009's trigger); hiding a comment, comments_epoch (0004).
+    'UPDATE posts SET hidden = (@sign < 0) WHERE user_id = @user',
+    'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
+  ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
+  const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
+  const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
+    'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
+  );
+
+  const apply = (user: number, sign: -1 | 1) => {
+    for (const step of steps) step.run({ user, sign });
+  };
+  return {
+    isSuspended: (user: number) => suspended.get(user) !== undefined,
+    /** Inside the caller's transaction. */
+    suspend(user: number, reason: string, at: number) {
+      apply(user, -1);
+      mark.run({ user, at, reason });
+    },
+    /** Inside the caller's transaction; nothing when the account is not suspended. */
+    lift(user: number) {
+      if (suspended.get(user) === undefined) return;
+      apply(user, 1);
+      mark.run({ user, at: null, reason: null });
+    },
+  };
+}
