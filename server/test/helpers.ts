@@ -30,6 +30,8 @@ export interface TestUser {
   sub?: string;
   username: string;
   email?: string;
+  /** The token carries the operator realm role, as Keycloak's would (auth/operators.ts). */
+  operator?: boolean;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function buildTestApp(t: Teardown, env: Record<string, string> = {}
       sub,
       username: user.username,
       email: user.email ?? `${user.username}@example.test`,
+      operator: user.operator,
     });
   };
   const createUser = async (username: string, email?: string) => {
