@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { client, insertPost, postCounters, userCounters } from '../api/factories.js';
 import { buildTestApp } from '../helpers.js';
@@ -6,7 +8,7 @@ import { presign } from '../media/upload-helpers.js';
 type Page = Array<{ postid: number; username: string | null; likeCount: number; commentCount: number; comments: Array<{ content: string; username: string | null }> }>;
 
 /** Every counter of every user and post, next to what the rows say they should be (suspended people's rows not counted). */
-function countersAreExact(db: import('better-sqlite3').Database) {
+function countersAreExact(db: Database.Database) {
   const users = db.prepare(`
     SELECT u.id, u.follower_count = (SELECT count(*) FROM follows f JOIN users x ON x.id = f.follower_id WHERE f.followee_id = u.id AND x.suspended_at IS NULL) AS followers,
       u.following_count = (SELECT count(*) FROM follows f JOIN users x ON x.id = f.followee_id WHERE f.follower_id = u.id AND x.suspended_at IS NULL) AS following,
@@ -91,7 +93,7 @@ t.test('a suspended account cannot write, and its content is hidden everywhere a
 });
 
 /** sam's first token was revoked by logout: a new one, as signing in again gives. */
-async function tokenAgain(app: import('fastify').FastifyInstance, user: { sub: string; username: string }) {
+async function tokenAgain(app: FastifyInstance, user: { sub: string; username: string }) {
   const { issueAccessToken } = await import('../../src/auth/issue.js');
   return issueAccessToken(app.signingKey!, app.config.auth, { sub: user.sub, username: user.username, email: `${user.username}@example.test` });
 }

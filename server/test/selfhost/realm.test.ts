@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import t from 'tap';
 import { buildTestApp } from '../helpers.js';
 import { fakeProvider, keycloakDiscovery } from '../auth/fake-provider.js';
@@ -76,4 +77,35 @@ t.test('no host name is hard-coded: public URLs come from placeholders', async (
   t.notMatch(text, /https?:\/\//, 'no literal URL');
   t.match(text, /\$\{APP_PUBLIC_URL\}/);
   t.notMatch(text, /"(secret|password|value)"\s*:/i, 'no credentials or users in the import');
+});
+
+t.test('the operator role: defined in the realm, granted to the client, put in realm_access.roles; such a token is an operator', async (t) => {
+  t.same(realm.roles.realm.map((r: { name: string }) => r.name), ['shower-beer-admin']);
+  t.equal(client.fullScopeAllowed, false, 'only the roles mapped to the client reach its tokens…');
+  t.same(realm.scopeMappings, [{ client: 'shower-beer', roles: ['shower-beer-admin'] }], '…and the operator role is one');
+  const mapper = client.protocolMappers.find((m: { protocolMapper: string }) => m.protocolMapper === 'oidc-usermodel-realm-role-mapper');
+  t.match(mapper?.config, { 'claim.name': 'realm_access.roles', multivalued: 'true', 'access.token.claim': 'true' });
+
+  // Through the OIDC path: a token signed by "Keycloak" with and without the role.
+  const keycloak = await fakeProvider(t);
+  const issuer = `${keycloak.origin}/realms/shower-beer`;
+  keycloak.route('/realms/shower-beer/.well-known/openid-configuration', keycloakDiscovery(issuer));
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'kc1', alg: 'RS256', use: 'sig' };
+  keycloak.route('/realms/shower-beer/protocol/openid-connect/certs', { keys: [jwk] });
+  const { app } = await buildTestApp(t, { AUTH_PROVIDER: 'oidc', OIDC_ISSUER: issuer, ADMIN_USERNAMES: 'plainuser' });
+  const token = (sub: string, username: string, roles: string[]) =>
+    new SignJWT({ azp: 'shower-beer', preferred_username: username, email: `${username}@kc.test`, realm_access: { roles } })
+      .setProtectedHeader({ alg: 'RS256', kid: 'kc1' })
+      .setIssuer(issuer)
+      .setAudience('shower-beer-api')
+      .setSubject(sub)
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
+  const me = async (jwt: string) => (await app.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${jwt}` } })).json();
+  t.match(await me(await token('kc-1', 'keeper', ['shower-beer-admin', 'offline_access'])), { username: 'keeper', isOperator: true });
+  t.match(await me(await token('kc-2', 'plainuser', ['offline_access'])), { username: 'plainuser', isOperator: false }, 'ADMIN_USERNAMES means nothing with Keycloak');
+  const overview = await app.inject({ method: 'GET', url: '/api/admin/overview', headers: { authorization: `Bearer ${await token('kc-1', 'keeper', ['shower-beer-admin'])}` } });
+  t.equal(overview.statusCode, 200, overview.body);
 });
