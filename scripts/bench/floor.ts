@@ -107,14 +107,14 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
     // The server's read tasks: what the feed routes run below HTTP (the repository's SQL, then the page's JSON).
     const tasks = createReadTasks(createPostsRepository(db));
     const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
-    result.repoDiscover = time(() => tasks.discover({ viewer, before: newest, limit: 20 }));
-    const { following_count: followingCount } = db.prepare('SELECT following_count FROM users WHERE id = ?').get(viewer) as {
-      following_count: number;
-    };
-    result.repoFollowing = time(() => tasks.following({ viewer, followingCount, before: newest, limit: 20 }));
+    const { following_count: followingCount, block_count: blockCount } = db
+      .prepare('SELECT following_count, block_count FROM users WHERE id = ?')
+      .get(viewer) as { following_count: number; block_count: number };
+    result.repoDiscover = time(() => tasks.discover({ viewer, blockCount, before: newest, limit: 20 }));
+    result.repoFollowing = time(() => tasks.following({ viewer, blockCount, followingCount, before: newest, limit: 20 }));
     // The same page asked for with a cursor (just below the newest possible): not served from a cache.
     const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
-    result.repoFollowingComputed = time(() => tasks.following({ viewer, followingCount, before: cursor, limit: 20 }));
+    result.repoFollowingComputed = time(() => tasks.following({ viewer, blockCount, followingCount, before: cursor, limit: 20 }));
     return result;
   } finally {
     db.close();
