@@ -16,19 +16,21 @@ import type Database from 'better-sqlite3';
  *   (account-removal-repository.ts).
  */
 export function createSuspensionSteps(sqlite: Database.Database) {
+  // Each count is grouped once per post or user it moves (UPDATE ... FROM), not counted
+  // again for every row it moves: suspending someone with 12,708 likes on 2,593 people's
+  // posts took 1.9 s in likes_received alone that way, at the bench's reference scale.
   const steps = [
-    `UPDATE users SET likes_received = likes_received + @sign * (
-       SELECT count(*) FROM likes l JOIN posts p ON p.id = l.post_id
-       WHERE l.user_id = @user AND p.user_id = users.id AND p.is_profile_picture = 0)
-     WHERE id IN (SELECT p.user_id FROM likes l JOIN posts p ON p.id = l.post_id WHERE l.user_id = @user)`,
+    `WITH d AS (
+       SELECT p.user_id AS id, count(*) AS n FROM likes l JOIN posts p ON p.id = l.post_id
+       WHERE l.user_id = @user AND p.is_profile_picture = 0 GROUP BY p.user_id)
+     UPDATE users SET likes_received = likes_received + @sign * d.n FROM d WHERE users.id = d.id`,
     'UPDATE posts SET like_count = like_count + @sign WHERE id IN (SELECT post_id FROM likes WHERE user_id = @user)',
-    `UPDATE users SET comments_received = comments_received + @sign * (
-       SELECT count(*) FROM comments c JOIN posts p ON p.id = c.post_id
-       WHERE c.user_id = @user AND p.user_id = users.id AND p.is_profile_picture = 0)
-     WHERE id IN (SELECT p.user_id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.user_id = @user)`,
-    `UPDATE posts SET comment_count = comment_count + @sign * (
-       SELECT count(*) FROM comments c WHERE c.post_id = posts.id AND c.user_id = @user)
-     WHERE id IN (SELECT post_id FROM comments WHERE user_id = @user)`,
+    `WITH d AS (
+       SELECT p.user_id AS id, count(*) AS n FROM comments c JOIN posts p ON p.id = c.post_id
+       WHERE c.user_id = @user AND p.is_profile_picture = 0 GROUP BY p.user_id)
+     UPDATE users SET comments_received = comments_received + @sign * d.n FROM d WHERE users.id = d.id`,
+    `WITH d AS (SELECT post_id AS id, count(*) AS n FROM comments WHERE user_id = @user GROUP BY post_id)
+     UPDATE posts SET comment_count = comment_count + @sign * d.n FROM d WHERE posts.id = d.id`,
     'UPDATE users SET follower_count = follower_count + @sign WHERE id IN (SELECT followee_id FROM follows WHERE follower_id = @user)',
     'UPDATE users SET following_count = following_count + @sign WHERE id IN (SELECT follower_id FROM follows WHERE followee_id = @user)',
     // Hiding a post moves feed_epoch (migration 0009's trigger); hiding a comment, comments_epoch (0004).

@@ -40,6 +40,11 @@ t.test('a suspended account cannot write, and its content is hidden everywhere a
   await asBob('POST', '/api/like', { postId: alicePost.id });
   await asSam('POST', '/api/comment', { postId: alicePost.id, comment: 'from sam' });
   await asBob('POST', '/api/comment', { postId: alicePost.id, comment: 'from bob' });
+  // More than one of sam's likes and comments land on one author, and comments on one post: grouped counts.
+  const aliceOther = insertPost(db, { userId: alice.id, caption: 'alice again', createdAt: 2_500 });
+  await asSam('POST', '/api/like', { postId: aliceOther.id });
+  await asSam('POST', '/api/comment', { postId: alicePost.id, comment: 'sam again' });
+  await asSam('POST', '/api/comment', { postId: aliceOther.id, comment: 'sam on the other' });
   await asBob('POST', '/api/like', { postId: samPost.id });
   await asSam('POST', '/api/account/alice/follow');
   await asAlice('POST', '/api/account/sam/follow');
@@ -70,15 +75,17 @@ t.test('a suspended account cannot write, and its content is hidden everywhere a
   t.equal((await asSam('DELETE', '/api/session')).status, 200, 'and sign out');
 
   const discover = (await asBob('GET', '/api/discover-posts')).json as Page;
-  t.same(discover.map((p) => p.postid), [alicePost.id], 'their posts, anonymous too, leave Discover');
-  t.same(discover[0]!.comments.map((c) => c.content), ['from bob'], 'their comments leave the feed');
-  t.match(discover[0], { likeCount: 1, commentCount: 1 }, 'and its counts');
+  t.same(discover.map((p) => p.postid), [aliceOther.id, alicePost.id], 'their posts, anonymous too, leave Discover');
+  t.same(discover[1]!.comments.map((c) => c.content), ['from bob'], 'their comments leave the feed');
+  t.match(discover[1], { likeCount: 1, commentCount: 1 }, 'and its counts');
+  t.match(discover[0], { likeCount: 0, commentCount: 0, comments: [] });
   t.same((await asBob('GET', '/api/followFeed')).json, [], 'the following feed');
   t.equal((await asBob('GET', '/api/view-user-posts?username=sam')).status, 404, 'their profile');
   t.same((await asBob('GET', '/api/search-profiles?username=sa')).json, [], 'search');
   t.same(((await asBob('GET', `/api/comment?postId=${alicePost.id}`)).json as Array<{ content: string }>).map((c) => c.content), ['from bob']);
   t.equal((await asBob('POST', '/api/like', { postId: samSecret.id })).status, 404, 'their posts cannot be liked');
   t.match(userCounters(db, alice.id), { followerCount: 0, followingCount: 0, likesReceived: 1, commentsReceived: 1 }, 'counts exact');
+  t.match(postCounters(db, alicePost.id), { likeCount: 1, commentCount: 1 });
   t.match(userCounters(db, bob.id), { followingCount: 0 });
   t.ok(countersAreExact(db), 'every counter agrees with the rows');
   t.match((await asOlga('GET', '/api/admin/overview')).json, { figures: { suspendedUsers: 1 }, suspended: [{ username: 'sam', reason: 'Spamming the feed.' }] });
@@ -86,8 +93,8 @@ t.test('a suspended account cannot write, and its content is hidden everywhere a
   t.equal((await asOlga('DELETE', '/api/admin/users/sam/suspend', { reason: 'Promised to stop.' })).status, 200);
   t.equal((await asOlga('DELETE', '/api/admin/users/sam/suspend', {})).status, 409, 'not suspended any more');
   t.same({ alice: userCounters(db, alice.id), bob: userCounters(db, bob.id), post: postCounters(db, alicePost.id) }, before, 'lifting restores every count');
-  t.same(((await asBob('GET', '/api/discover-posts')).json as Page).map((p) => p.postid), [alicePost.id, samSecret.id, samPost.id]);
-  t.same(((await client(app, await tokenAgain(app, sam))('GET', '/api/discover-posts')).json as Page).length, 3, 'sam can read again');
+  t.same(((await asBob('GET', '/api/discover-posts')).json as Page).map((p) => p.postid), [aliceOther.id, alicePost.id, samSecret.id, samPost.id]);
+  t.same(((await client(app, await tokenAgain(app, sam))('GET', '/api/discover-posts')).json as Page).length, 4, 'sam can read again');
   const log = (await asOlga('GET', '/api/admin/overview')).json.actions as Array<{ action: string; target: string; reason: string }>;
   t.same(log.map((a) => [a.action, a.target, a.reason]), [['unsuspend', 'sam', 'Promised to stop.'], ['suspend', 'sam', 'Spamming the feed.']]);
 });
