@@ -219,20 +219,27 @@ function writePools(dbFile: string, readerId: number) {
   const db = new Database(dbFile, { readonly: true });
   try {
     const unliked = db
-      .prepare<[number], { id: number }>(
+      .prepare<{ reader: number }, { id: number }>(
         // Posts from the middle of the timeline: the bench's likes and comments must not
         // change the first Discover page that later runs measure.
-        `SELECT id FROM posts p WHERE is_profile_picture = 0 AND id < (SELECT max(id) / 2 FROM posts)
-         AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = ?) ORDER BY id DESC LIMIT 5000`,
+        // Not hidden (suspended author) and not across a block with the reader: those answer 404.
+        `SELECT id FROM posts p WHERE is_profile_picture = 0 AND hidden = 0 AND id < (SELECT max(id) / 2 FROM posts)
+         AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = @reader)
+         AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = @reader AND blocked_id = p.user_id)
+         AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = p.user_id AND blocked_id = @reader)
+         ORDER BY id DESC LIMIT 5000`,
       )
-      .all(readerId)
+      .all({ reader: readerId })
       .map((r) => r.id);
     const unfollowed = db
-      .prepare<[number, number], { username: string }>(
-        `SELECT username FROM users u WHERE id <> ? AND deleted_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = u.id) ORDER BY id LIMIT 2000`,
+      .prepare<{ reader: number }, { username: string }>(
+        `SELECT username FROM users u WHERE id <> @reader AND deleted_at IS NULL AND suspended_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM follows WHERE follower_id = @reader AND followee_id = u.id)
+         AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = @reader AND blocked_id = u.id)
+         AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = u.id AND blocked_id = @reader)
+         ORDER BY id LIMIT 2000`,
       )
-      .all(readerId, readerId)
+      .all({ reader: readerId })
       .map((r) => r.username);
     return { unliked, unfollowed };
   } finally {

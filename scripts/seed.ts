@@ -81,7 +81,7 @@ try {
   const c = info.counts;
   console.log(
     `Done in ${info.seconds.toFixed(1)} s (${info.cpuSeconds?.toFixed(1)} s CPU): ${c.users} users, ${c.posts} posts (+${c.profilePictures} profile pictures), ` +
-      `${c.likes} likes, ${c.comments} comments, ${c.follows} follows.`,
+      `${c.likes} likes, ${c.comments} comments, ${c.follows} follows, ${c.blocks} blocks, ${c.suspended} suspended accounts.`,
   );
   console.log(`Bench client: ${info.reader.username} (follows ${info.reader.following}); most followed: ${info.celebrity.username}.`);
   if (values.verify) {
@@ -92,7 +92,7 @@ try {
       console.error(`Verification FAILED (${took} s):\n  ${problems.join('\n  ')}`);
       process.exit(1);
     }
-    console.log(`Verified in ${took} s: every counter matches its rows, no self-follows, foreign keys hold, no sqlite_stat4.`);
+    console.log(`Verified in ${took} s: every counter matches its rows (suspended accounts counting for nobody), no follows across a block, no self-follows, foreign keys hold, no sqlite_stat4.`);
   }
 } catch (err) {
   console.error((err as Error).message);

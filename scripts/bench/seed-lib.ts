@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { findAppRoot } from '../../server/src/config.js';
 import { openDatabase } from '../../server/src/db/client.js';
+import { createSuspensionSteps } from '../../server/src/domain/suspension.js';
 import { writeSharedMedia, type SharedMedia } from './images.js';
 import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
 import { ADJECTIVES, COMMENTS, NOUNS, caption } from './words.js';
@@ -34,7 +35,16 @@ export interface SeedInfo {
   /** Bumped when the seed's output changes, so the bench re-seeds stale sets. */
   format: number;
   options: Omit<SeedOptions, 'dataDir' | 'log' | 'force'>;
-  counts: { users: number; posts: number; profilePictures: number; likes: number; comments: number; follows: number };
+  counts: {
+    users: number;
+    posts: number;
+    profilePictures: number;
+    likes: number;
+    comments: number;
+    follows: number;
+    blocks: number;
+    suspended: number;
+  };
   seconds: number;
   /** CPU time of the seeding process (wall time depends on what else the machine runs). */
   cpuSeconds?: number;
@@ -53,7 +63,7 @@ export interface SeedInfo {
 }
 
 const DAY = 86_400_000;
-export const SEED_FORMAT = 2;
+export const SEED_FORMAT = 3;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {
@@ -160,10 +170,19 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   clock.phase('follows');
   for (const { sql } of indexes) db.exec(sql);
   clock.phase('indexes');
+  const moderation = inTransaction(db, () => insertModeration(db, community, span, rng));
+  clock.phase('blocks+suspensions');
+  const finalCounts = readFinalCounts(db, community);
   analyzeAndClose(handle, opts.analyze);
   clock.phase('analyze+close');
 
-  const info = describeSeed(opts, span, community, { usernames: users.usernames, pictures, likes, comments, media, clock }, rng);
+  const info = describeSeed(
+    opts,
+    span,
+    community,
+    { usernames: users.usernames, pictures, likes, comments, media, clock, moderation, finalCounts },
+    rng,
+  );
   writeFileSync(join(opts.dataDir, SEED_INFO), JSON.stringify(info, null, 2));
   return info;
 }
@@ -510,6 +529,94 @@ function insertFollows(db: Database.Database, c: Community, span: TimeSpan, rng:
   followsIns.finish();
 }
 
+/** Users the moderation step leaves alone: the reader and the 200 most followed (the bench follows, views and likes them). */
+const KEPT_FAMOUS = 200;
+
+/**
+ * Blocks and suspensions as a running community has them: 1% of users block 20
+ * others each, drawn by how much they post (people block those whose posts they
+ * see), and 0.1% are suspended. The reader is one of the blockers, so the bench's
+ * feeds take the statements for a viewer with blocks (posts-repository.ts); it
+ * blocks no one it follows and none of the most followed, and nobody blocks it. Runs after the indexes
+ * are built, through the server's own rules: a block removes a follow either way
+ * with its counters (as blocks-repository.ts), a suspension hides posts and
+ * comments and takes the account's likes, comments and follows out of every
+ * counter (domain/suspension.ts).
+ */
+function insertModeration(db: Database.Database, c: Community, span: TimeSpan, rng: Rng) {
+  const kept = new Set<number>([READER]);
+  for (let rank = 0; rank < Math.min(KEPT_FAMOUS, c.N); rank++) kept.add(c.fame[rank]!);
+  const readerFollows = new Set<number>();
+  for (let j = 0; j < c.followPairs.length && c.followPairs[j] === READER; j += 2) readerFollows.add(c.followPairs[j + 1]!);
+
+  const suspended = new Set<number>();
+  const S = Math.floor(c.N / 1000);
+  while (suspended.size < S && suspended.size + kept.size < c.N) {
+    const u = rng.int(c.N);
+    if (!kept.has(u)) suspended.add(u);
+  }
+  const blockers = [READER];
+  const B = Math.max(1, Math.floor(c.N / 100));
+  for (let tries = 0; blockers.length < B && tries < B * 20; tries++) {
+    const u = rng.int(c.N);
+    if (!suspended.has(u) && !blockers.includes(u)) blockers.push(u);
+  }
+
+  const insert = db.prepare<[number, number, number]>(
+    'INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, created_at) VALUES (?, ?, 0, ?)',
+  );
+  const countBoth = db.prepare<[number, number]>('UPDATE users SET block_count = block_count + 1 WHERE id IN (?, ?)');
+  const unfollow = db.prepare<{ follower: number; followee: number }, number>(
+    'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
+  ).pluck();
+  const uncountFollow = db.prepare<{ follower: number; followee: number }>(`
+    UPDATE users SET
+      follower_count = follower_count - (id = @followee),
+      following_count = following_count - (id = @follower)
+    WHERE id IN (@follower, @followee)`);
+  let blocks = 0;
+  for (const blocker of blockers) {
+    const chosen = new Set<number>();
+    for (let tries = 0; chosen.size < 20 && tries < 400; tries++) {
+      const v = c.postSample();
+      if (v === blocker || suspended.has(v) || chosen.has(v)) continue;
+      // The bench's requests are the reader's: nobody blocks it, and it keeps the people it follows and views.
+      if (v === READER || (blocker === READER && (kept.has(v) || readerFollows.has(v)))) continue;
+      chosen.add(v);
+    }
+    for (const v of chosen) {
+      const since = Math.max(c.userCreated[blocker]!, c.userCreated[v]!);
+      insert.run(blocker + 1, v + 1, Math.floor(since + rng.next() * (span.end - since)));
+      countBoth.run(blocker + 1, v + 1);
+      for (const [follower, followee] of [[blocker + 1, v + 1], [v + 1, blocker + 1]] as const) {
+        if (unfollow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
+      }
+      blocks++;
+    }
+  }
+
+  const steps = createSuspensionSteps(db);
+  for (const u of suspended) {
+    steps.suspend(u + 1, 'Spam (seeded)', Math.floor(span.end - rng.next() * 30 * DAY));
+  }
+  return { blocks, suspended: suspended.size };
+}
+
+/** Counts the moderation step may have moved, read back from the rows. */
+function readFinalCounts(db: Database.Database, c: Community) {
+  let celebrity = 0;
+  for (let u = 1; u < c.N; u++) if (c.followerCount[u]! > c.followerCount[celebrity]!) celebrity = u;
+  const counts = db.prepare<[number], { following: number; followers: number }>(
+    'SELECT following_count AS following, follower_count AS followers FROM users WHERE id = ?',
+  );
+  return {
+    readerFollowing: counts.get(READER + 1)!.following,
+    celebrity,
+    celebrityFollowers: counts.get(celebrity + 1)!.followers,
+    follows: db.prepare<[], number>('SELECT count(*) FROM follows').pluck().get()!,
+  };
+}
+
 /** Keeps the statistics the server should plan with, and leaves the database as the server opens it (WAL, normal locking). */
 function analyzeAndClose(handle: ReturnType<typeof openDatabase>, analyze: boolean) {
   const db = handle.sqlite;
@@ -530,13 +637,21 @@ function describeSeed(
   opts: SeedOptions,
   span: TimeSpan,
   c: Community,
-  made: { usernames: string[]; pictures: number; likes: number; comments: number; media: SharedMedia[]; clock: PhaseClock },
+  made: {
+    usernames: string[];
+    pictures: number;
+    likes: number;
+    comments: number;
+    media: SharedMedia[];
+    clock: PhaseClock;
+    moderation: { blocks: number; suspended: number };
+    finalCounts: ReturnType<typeof readFinalCounts>;
+  },
   rng: Rng,
 ): SeedInfo {
-  const { N, P, followerCount } = c;
-  const { usernames } = made;
-  let celebrity = 0;
-  for (let u = 1; u < N; u++) if (followerCount[u]! > followerCount[celebrity]!) celebrity = u;
+  const { N, P } = c;
+  const { usernames, finalCounts } = made;
+  const { celebrity } = finalCounts;
   const someUsernames: string[] = [];
   for (let rank = 0; someUsernames.length < Math.min(200, N - 1) && rank < N; rank++) {
     const u = c.fame[rank]!;
@@ -559,7 +674,17 @@ function describeSeed(
       analyze: opts.analyze,
       now: span.end,
     },
-    counts: { users: N, posts: P, profilePictures: made.pictures, likes: made.likes, comments: made.comments, follows: c.followPairs.length / 2 },
+    // Likes and comments as drawn; some of them belong to suspended accounts and count for nobody.
+    counts: {
+      users: N,
+      posts: P,
+      profilePictures: made.pictures,
+      likes: made.likes,
+      comments: made.comments,
+      follows: finalCounts.follows,
+      blocks: made.moderation.blocks,
+      suspended: made.moderation.suspended,
+    },
     seconds: made.clock.seconds(),
     cpuSeconds: made.clock.cpuSeconds(),
     phases: made.clock.phases,
@@ -568,14 +693,14 @@ function describeSeed(
       sub: `seed-${READER + 1}`,
       username: usernames[READER]!,
       email: `${usernames[READER]!}@example.test`,
-      following: c.following[READER]!,
+      following: finalCounts.readerFollowing,
       postCount: c.postCount[READER]!,
     },
     celebrity: {
       id: celebrity + 1,
       username: usernames[celebrity]!,
       publicPostCount: c.publicCount[celebrity]!,
-      followerCount: followerCount[celebrity]!,
+      followerCount: finalCounts.celebrityFollowers,
     },
     someUsernames,
     searchPrefixes: [...prefixes],
@@ -606,14 +731,18 @@ export function verifySeed(dbFile: string): string[] {
     const row = db.prepare<[], { n: number }>(sql).get();
     if (row && row.n !== 0) problems.push(`${what}: ${row.n}`);
   };
+  // A suspended account's likes, comments and follows count for nobody (domain/suspension.ts).
+  const active = (column: string) => `(SELECT suspended_at FROM users WHERE id = ${column}) IS NULL`;
   try {
     check(
       'posts.like_count wrong',
-      `SELECT count(*) AS n FROM posts p WHERE like_count <> (SELECT count(*) FROM likes WHERE post_id = p.id)`,
+      `SELECT count(*) AS n FROM posts p
+       WHERE like_count <> (SELECT count(*) FROM likes l WHERE post_id = p.id AND ${active('l.user_id')})`,
     );
     check(
       'posts.comment_count wrong',
-      `SELECT count(*) AS n FROM posts p WHERE comment_count <> (SELECT count(*) FROM comments WHERE post_id = p.id)`,
+      `SELECT count(*) AS n FROM posts p
+       WHERE comment_count <> (SELECT count(*) FROM comments c WHERE post_id = p.id AND ${active('c.user_id')})`,
     );
     check(
       'users.post_count / public_post_count wrong',
@@ -630,8 +759,24 @@ export function verifySeed(dbFile: string): string[] {
     check(
       'users.follower_count / following_count wrong',
       `SELECT count(*) AS n FROM users u WHERE
-         follower_count <> (SELECT count(*) FROM follows WHERE followee_id = u.id)
-         OR following_count <> (SELECT count(*) FROM follows WHERE follower_id = u.id)`,
+         follower_count <> (SELECT count(*) FROM follows f WHERE followee_id = u.id AND ${active('f.follower_id')})
+         OR following_count <> (SELECT count(*) FROM follows f WHERE follower_id = u.id AND ${active('f.followee_id')})`,
+    );
+    check(
+      'users.block_count wrong',
+      `SELECT count(*) AS n FROM users u WHERE block_count <>
+         (SELECT count(*) FROM blocks WHERE blocker_id = u.id) + (SELECT count(*) FROM blocks WHERE blocked_id = u.id)`,
+    );
+    check(
+      'follows between people who block each other',
+      `SELECT count(*) AS n FROM blocks b
+       WHERE EXISTS (SELECT 1 FROM follows WHERE follower_id = b.blocker_id AND followee_id = b.blocked_id)
+          OR EXISTS (SELECT 1 FROM follows WHERE follower_id = b.blocked_id AND followee_id = b.blocker_id)`,
+    );
+    check(
+      'posts or comments hidden other than by suspension',
+      `SELECT (SELECT count(*) FROM posts p WHERE hidden <> (NOT (${active('p.user_id')})))
+            + (SELECT count(*) FROM comments c WHERE hidden <> (NOT (${active('c.user_id')}))) AS n`,
     );
     check('self-follows', 'SELECT count(*) AS n FROM follows WHERE follower_id = followee_id');
     check('profile pictures not in users', `SELECT count(*) AS n FROM users u WHERE profile_picture_key IS NOT NULL
