@@ -160,6 +160,9 @@ t.test('blocking hides both ways and stops follows, likes and comments', async (
   t.same(ids((await asCat('GET', '/api/discover-posts')).json), [catPost.id, annPost.id, benSecret.id, benPost.id], 'others see all');
   const annCat = ((await asAnn('GET', '/api/discover-posts')).json as Page)[0]!;
   t.same(annCat.comments.map((c) => c.content), ['ann on cat'], "ben's comments hidden from ann");
+  const benCat = ((await asBen('GET', '/api/discover-posts')).json as Page)[0]!;
+  t.same(benCat.comments.map((c) => c.content), ['ben on cat'], "ann's hidden from ben under the post too, though cat's page kept both");
+  t.same(((await asCat('GET', '/api/discover-posts')).json as Page)[0]!.comments.map((c) => c.content), ['ben on cat', 'ann on cat']);
   t.same(((await asBen('GET', `/api/comment?postId=${catPost.id}`)).json as Array<{ content: string }>).map((c) => c.content), ['ben on cat'], "and ann's from ben");
   t.same(((await asCat('GET', `/api/comment?postId=${catPost.id}`)).json as unknown[]).length, 2);
 
