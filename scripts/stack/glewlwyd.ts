@@ -98,10 +98,17 @@ function writeConfig(dir: string, port: number, baseUrl: string): string {
   set('log_file', JSON.stringify(join(dir, 'glewlwyd.log')));
   set('static_files_path', JSON.stringify(join(dir, 'webapp')));
   set('cookie_secure', '0');
+  // The packaged file names its database either through dbconfig's include or, installed
+  // with "No configuration", in a `database = { … };` block of its own (a second one is a
+  // "duplicate setting" and it exits 2): take out whichever is there and add ours.
   const dbLine = lines.findIndex((l) => /^\s*@include\s+"\/etc\/glewlwyd\/glewlwyd-db\.conf"/.test(l));
-  const db = `database =\n{\n  type = "sqlite3"\n  path = ${JSON.stringify(join(dir, 'glewlwyd.db'))}\n}`;
-  if (dbLine >= 0) lines[dbLine] = db;
-  else lines.push(db);
+  if (dbLine >= 0) lines.splice(dbLine, 1);
+  const blockStart = lines.findIndex((l) => /^\s*database\s*=/.test(l));
+  if (blockStart >= 0) {
+    const blockEnd = lines.findIndex((l, i) => i > blockStart && /^\s*};?\s*$/.test(l));
+    lines.splice(blockStart, (blockEnd >= 0 ? blockEnd : blockStart) - blockStart + 1);
+  }
+  lines.push(`database =\n{\n  type = "sqlite3"\n  path = ${JSON.stringify(join(dir, 'glewlwyd.db'))}\n};`);
   const file = join(dir, 'glewlwyd.conf');
   writeFileSync(file, lines.join('\n'));
   return file;
@@ -264,7 +271,11 @@ export async function startGlewlwyd(opts: StartOptions): Promise<Glewlwyd> {
   };
   process.on('exit', onExit);
 
-  const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n') : '(no log file)');
+  // Its own log file, and what it printed before it could open it (a bad configuration, a port taken).
+  const log = () =>
+    [logFile, join(dir, 'stdout.log')]
+      .map((file) => `${file}:\n${existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-40).join('\n') : '(none)'}`)
+      .join('\n');
 
   try {
     for (const f of [BIN, CONF, DB_SQL, WEBAPP]) {
@@ -357,7 +368,7 @@ export async function startGlewlwyd(opts: StartOptions): Promise<Glewlwyd> {
       stop,
     };
   } catch (err) {
-    const message = `Glewlwyd did not start: ${(err as Error).message}\n--- ${logFile} ---\n${log()}`;
+    const message = `Glewlwyd did not start: ${(err as Error).message}\n${log()}`;
     await stop();
     throw new Error(message, { cause: err });
   }
