@@ -98,6 +98,11 @@ function writeConfig(dir: string, port: number, baseUrl: string): string {
   set('log_file', JSON.stringify(join(dir, 'glewlwyd.log')));
   set('static_files_path', JSON.stringify(join(dir, 'webapp')));
   set('cookie_secure', '0');
+  // The packaged file says cookie_domain="localhost"; the browser reaches Glewlwyd at
+  // 127.0.0.1 and refuses such a cookie, so the password form came back after every
+  // sign-in. Without the setting the session cookie is the host's own.
+  const domain = lines.findIndex((l) => /^\s*cookie_domain\s*=/.test(l));
+  if (domain >= 0) lines.splice(domain, 1);
   // The packaged file names its database either through dbconfig's include or, installed
   // with "No configuration", in a `database = { … };` block of its own (a second one is a
   // "duplicate setting" and it exits 2): take out whichever is there and add ours.
