@@ -16,6 +16,10 @@ if (!external && !process.env.E2E_DATA_DIR) {
   process.env.E2E_DATA_DIR = mkdtempSync(join(tmpdir(), 'shower-beer-e2e-'));
 }
 
+// The operator of the server this config starts (in its ADMIN_USERNAMES); tests/e2e/fixtures.ts
+// skips operator tests when E2E_OPERATOR is not set (an external server must say its own).
+if (!external) process.env.E2E_OPERATOR ??= 'e2eoperator';
+
 export default defineConfig({
   testDir: 'tests/e2e',
   outputDir: 'test-results',
@@ -61,6 +65,7 @@ export default defineConfig({
           // Every test signs people up and in from one address: keep the provider's throttle out of the way.
           RATE_LIMIT_AUTH_PER_MINUTE: '10000',
           RATE_LIMIT_WRITES_PER_MINUTE: '10000',
+          ADMIN_USERNAMES: process.env.E2E_OPERATOR!,
         },
       },
 });

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.E2E_EXTERNAL_PORT ?? 3200);
 const baseUrl = `http://localhost:${port}`;
+// A name the server makes an operator, so the operator's tests run here too.
+const operator = process.env.E2E_OPERATOR ?? 'e2eoperator';
 const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-e2e-external-'));
 
 const server = spawn(process.execPath, ['scripts/start.mjs'], {
@@ -24,6 +26,7 @@ const server = spawn(process.execPath, ['scripts/start.mjs'], {
     // Every test signs people up and in from one address.
     RATE_LIMIT_AUTH_PER_MINUTE: '10000',
     RATE_LIMIT_WRITES_PER_MINUTE: '10000',
+    ADMIN_USERNAMES: operator,
   },
 });
 let exited = false;
@@ -50,7 +53,7 @@ try {
   const res = spawnSync('npx', ['playwright', 'test', ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, E2E_BASE_URL: baseUrl },
+    env: { ...process.env, E2E_BASE_URL: baseUrl, E2E_OPERATOR: operator },
   });
   status = res.status ?? 1;
 } catch (err) {

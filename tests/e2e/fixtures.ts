@@ -92,19 +92,51 @@ export async function signIn(page: Page, provider: ProviderKind, user: Credentia
   await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
 }
 
-/** A second person in their own browser context. */
-export async function secondPerson(browser: Browser, provider: ProviderKind, baseURL: string | undefined) {
-  const context = await browser.newContext({ baseURL });
+/** A second person in their own browser context (on a screen of the given size, else Playwright's default). */
+export async function secondPerson(
+  browser: Browser,
+  provider: ProviderKind,
+  baseURL: string | undefined,
+  viewport?: { width: number; height: number } | null,
+) {
+  const context = await browser.newContext({ baseURL, ...(viewport ? { viewport } : {}) });
   const page = await context.newPage();
   const user = await signUp(page, provider, newUser('v'));
   return { context, page, user };
 }
 
 /**
+ * The operator the suite may use: a name in the server's ADMIN_USERNAMES, given as
+ * E2E_OPERATOR (playwright.config.ts and scripts/test-e2e-external.mjs set both for the
+ * servers they start). Without it, and on providers whose operators come from a role
+ * the test cannot grant, operator tests are skipped.
+ */
+export function operatorOrSkip(provider: ProviderKind): Credentials {
+  const username = process.env.E2E_OPERATOR;
+  test.skip(provider !== 'embedded' || !username, 'needs an operator: the embedded provider with E2E_OPERATOR named in ADMIN_USERNAMES');
+  return {
+    username: username!,
+    email: `${username}@example.test`,
+    password: process.env.E2E_OPERATOR_PASSWORD ?? 'Operator-e2e-keeps-order-42',
+  };
+}
+
+/** Signs the operator up the first time, and in after that (the other worker may have made the account). */
+export async function signInAsOperator(page: Page, provider: ProviderKind, operator: Credentials): Promise<void> {
+  const login = new LoginPage(page);
+  await login.goto();
+  await login.startLogin();
+  await new SignInPage(page, provider).signUp(operator);
+  const taken = page.getByText('That username is already taken.', { exact: false });
+  await expect(page.getByRole('heading', { name: 'POSTS' }).or(taken)).toBeVisible();
+  if (await taken.isVisible()) await signIn(page, provider, operator);
+}
+
+/**
  * Creates a post straight through the API with the signed-in page's token (presign → PUT →
  * create-post): for tests that need many posts and are not about the create screen.
  */
-export async function createPostViaApi(page: Page, caption: string): Promise<void> {
+export async function createPostViaApi(page: Page, caption: string, isAnonymous = false): Promise<void> {
   const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
   const headers = { authorization: `Bearer ${token}` };
   const presign = await page.request.post('/api/presign-upload', {
@@ -118,7 +150,7 @@ export async function createPostViaApi(page: Page, caption: string): Promise<voi
     data: await sharp({ create: { width: 64, height: 48, channels: 3, background: '#f5a524' } }).jpeg().toBuffer(),
   });
   expect(put.ok()).toBe(true);
-  const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous: false } });
+  const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous } });
   expect(created.status()).toBe(201);
 }
 

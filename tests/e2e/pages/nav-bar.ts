@@ -8,6 +8,8 @@ export class NavBar {
   readonly create: Locator;
   readonly search: Locator;
   readonly profile: Locator;
+  /** Shown to operators only. */
+  readonly admin: Locator;
 
   constructor(page: Page) {
     this.nav = page.getByRole('navigation', { name: 'Main' });
@@ -16,5 +18,6 @@ export class NavBar {
     this.create = this.nav.getByRole('link', { name: 'Create' });
     this.search = this.nav.getByRole('link', { name: 'Search' });
     this.profile = this.nav.getByRole('link', { name: 'Profile' });
+    this.admin = this.nav.getByRole('link', { name: 'Admin' });
   }
 }

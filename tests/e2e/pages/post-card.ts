@@ -1,4 +1,4 @@
-import type { Locator } from '@playwright/test';
+import { expect, type Locator } from '@playwright/test';
 
 /** One post in a feed (or opened from a grid). */
 export class PostCard {
@@ -10,6 +10,7 @@ export class PostCard {
   readonly deletePostButton: Locator;
   readonly comments: Locator;
   readonly image: Locator;
+  readonly moreOptions: Locator;
 
   constructor(readonly root: Locator) {
     this.likeButton = root.getByRole('button', { name: 'Like', exact: true });
@@ -20,6 +21,25 @@ export class PostCard {
     this.deletePostButton = root.getByRole('button', { name: 'Delete post' });
     this.comments = root.getByRole('list', { name: 'Comments' }).getByRole('listitem');
     this.image = root.getByRole('img').last();
+    this.moreOptions = root.getByRole('button', { name: 'More options' });
+  }
+
+  /** ⋯ → Report post → a reason (and a note) → Send report; returns the dialog, still open on its thanks. */
+  async report(reason: 'Spam' | 'Nudity' | 'Harassment' | 'Something else', note = ''): Promise<Locator> {
+    await this.moreOptions.click();
+    await this.root.getByRole('button', { name: 'Report post' }).click();
+    const dialog = this.root.page().getByRole('dialog', { name: 'Report post' });
+    await dialog.getByRole('radio', { name: reason }).check();
+    if (note) await dialog.getByLabel('Anything an operator should know? (optional)').fill(note);
+    await dialog.getByRole('button', { name: 'Send report' }).click();
+    await expect(dialog.getByRole('status')).toBeVisible();
+    return dialog;
+  }
+
+  /** ⋯ → Block …: the confirmation is a browser dialog, which the caller accepts (collectDialogs). */
+  async blockAuthor(): Promise<void> {
+    await this.moreOptions.click();
+    await this.root.getByRole('button', { name: /^Block / }).click();
   }
 
   header(): Locator {

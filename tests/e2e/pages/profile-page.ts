@@ -6,12 +6,16 @@ export class ProfilePage {
   readonly follow: Locator;
   readonly unfollow: Locator;
   readonly tiles: Locator;
+  readonly block: Locator;
+  readonly unblock: Locator;
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
     this.follow = page.getByRole('button', { name: 'Follow', exact: true });
     this.unfollow = page.getByRole('button', { name: 'Unfollow', exact: true });
     this.tiles = page.getByRole('button', { name: /^Open post:/ });
+    this.block = page.getByRole('button', { name: 'Block', exact: true });
+    this.unblock = page.getByRole('button', { name: 'Unblock', exact: true });
   }
 
   async goto(username: string): Promise<void> {

@@ -2,6 +2,7 @@ import { Suspense } from 'react';
 import { Navigate, Outlet } from 'react-router-dom';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
+import { useMe } from '@/lib/me-context';
 import { getToken } from '@/lib/session';
 import { useInactivityLogout } from '@/lib/use-inactivity-logout';
 
@@ -14,6 +15,7 @@ export function AppLayout() {
 
 function SignedInLayout() {
   useInactivityLogout();
+  const { me } = useMe();
   return (
     <>
       <a href="#main" className="skip-link">
@@ -21,6 +23,12 @@ function SignedInLayout() {
       </a>
       <NavBar />
       <main id="main">
+        {me?.suspension && (
+          <p className="suspended-banner" role="status">
+            Your account is suspended by an operator: “{me.suspension.reason}”. You can look around, but you cannot post, like,
+            comment or follow.
+          </p>
+        )}
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>

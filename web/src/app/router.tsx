@@ -17,6 +17,7 @@ const FollowFeedPage = lazy(() =>
 const SearchProfilePage = lazy(() =>
   import('@/features/search-profile/search-profile-page').then((m) => ({ default: m.SearchProfilePage })),
 );
+const AdminPage = lazy(() => import('@/features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
 const ProfilePage = lazy(() => import('@/features/profile/profile-page').then((m) => ({ default: m.ProfilePage })));
 
 export const router = createBrowserRouter([
@@ -41,6 +42,8 @@ export const router = createBrowserRouter([
       { path: 'follow-feed', element: <FollowFeedPage /> },
       { path: 'search-profile', element: <SearchProfilePage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
+      // Not in the spec: the operator's page (docs/api.md, "Moderation").
+      { path: 'admin', element: <AdminPage /> },
       { path: '*', element: <NotFound /> },
     ],
   },

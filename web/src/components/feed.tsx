@@ -39,6 +39,9 @@ export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProp
           eager={i < 2}
           onChange={(p) => list.setItems((items) => items.map((x) => (x.postid === p.postid ? p : x)))}
           onDelete={(id) => list.setItems((items) => items.filter((x) => x.postid !== id))}
+          onAuthorBlocked={(p) =>
+            list.setItems((items) => items.filter((x) => x.postid !== p.postid && (p.isAnonymous || x.isAnonymous || x.username !== p.username)))
+          }
         />
       ))}
       {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}

@@ -101,6 +101,27 @@ export const CloseIcon = (p: IconProps) => (
   </Svg>
 );
 
+export const ShieldIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M12 3 4.5 6v5.5c0 4.6 3.2 8.3 7.5 9.5 4.3-1.2 7.5-4.9 7.5-9.5V6z" fill={p.filled ? 'currentColor' : 'none'} />
+    <path d="m9 12 2 2 4-4" />
+  </Svg>
+);
+
+export const MoreIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <circle cx="5" cy="12" r="1.4" fill="currentColor" />
+    <circle cx="12" cy="12" r="1.4" fill="currentColor" />
+    <circle cx="19" cy="12" r="1.4" fill="currentColor" />
+  </Svg>
+);
+
+export const FlagIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M5 21V4M5 4h11l-2 4 2 4H5" />
+  </Svg>
+);
+
 /** The beer mark: used for the brand, anonymous avatars and empty states. */
 export const BeerIcon = (p: IconProps) => (
   <Svg {...p}>

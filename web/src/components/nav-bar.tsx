@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
-import { BeerIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon } from '@/components/icons';
-import { getUserPosts } from '@/lib/api';
+import { BeerIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
+import { getMe, getUserPosts } from '@/lib/api';
 import { useMe } from '@/lib/me-context';
 import styles from './nav-bar.module.css';
 
@@ -23,6 +23,17 @@ export function NavBar() {
       .catch(() => {});
     return () => ac.abort();
   }, [me, onAccount, updateMe]);
+
+  // Whether to show the operator's link and the suspension notice: asked once per tab.
+  const knowsRole = me?.isOperator !== undefined;
+  useEffect(() => {
+    if (knowsRole) return;
+    const ac = new AbortController();
+    getMe(ac.signal)
+      .then((r) => updateMe({ isOperator: r.isOperator, suspension: r.suspension }))
+      .catch(() => {});
+    return () => ac.abort();
+  }, [knowsRole, updateMe]);
 
   return (
     <header className={styles.bar}>
@@ -60,6 +71,12 @@ export function NavBar() {
             <SearchIcon />
             <span className={styles.label}>Search</span>
           </NavLink>
+          {me?.isOperator && (
+            <NavLink to="/app/admin" className={linkClass}>
+              <ShieldIcon />
+              <span className={styles.label}>Admin</span>
+            </NavLink>
+          )}
           <NavLink to="/app/account" className={linkClass}>
             {me?.profilePictureUrl ? (
               <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={26} className={styles.navAvatar} decorative />

@@ -1,7 +1,8 @@
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
-import { CommentIcon, HeartIcon, ShareIcon, TrashIcon } from '@/components/icons';
+import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, ShareIcon, TrashIcon } from '@/components/icons';
+import { ReportDialog } from '@/components/report-dialog';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import type { Comment, Post } from '@/lib/api';
@@ -12,11 +13,13 @@ interface PostCardProps {
   post: Post;
   onChange: (post: Post) => void;
   onDelete: (postId: number) => void;
+  /** After "Block": the list drops the author's posts (by default only this one). */
+  onAuthorBlocked?: (post: Post) => void;
   /** The first cards on screen load their image at once; the rest lazily. */
   eager?: boolean;
 }
 
-export function PostCard({ post, onChange, onDelete, eager = false }: PostCardProps) {
+export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false }: PostCardProps) {
   const name = authorName(post);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
@@ -28,6 +31,7 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
   const inputRef = useRef<HTMLInputElement>(null);
   const inputId = useId();
   const comments = allComments ?? post.comments;
+  const [reporting, setReporting] = useState<{ kind: 'post' | 'comment'; id: number } | null>(null);
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -98,6 +102,17 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
     }
   }
 
+  async function blockAuthor() {
+    const who = post.isAnonymous ? 'the author of this post' : name;
+    if (!window.confirm(`Block ${who}? You will not see each other's posts or comments, and neither can follow, like or comment on the other's posts.`)) return;
+    try {
+      await api.blockAuthorOf(post.postid);
+      (onAuthorBlocked ?? ((p: Post) => onDelete(p.postid)))(post);
+    } catch (err) {
+      window.alert(err instanceof api.ApiError ? err.message : 'Blocking failed. Please try again.');
+    }
+  }
+
   async function share() {
     const text = `${captionPrefix}: ${post.caption}`;
     try {
@@ -128,10 +143,16 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
             {formatDate(post.created_at)}
           </time>
         </div>
-        {post.isOwner && (
+        {post.isOwner ? (
           <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
             <TrashIcon size={20} />
           </button>
+        ) : (
+          <PostMenu
+            blockLabel={post.isAnonymous ? 'Block the author of this post' : `Block ${name}`}
+            onReport={() => setReporting({ kind: 'post', id: post.postid })}
+            onBlock={blockAuthor}
+          />
         )}
       </header>
 
@@ -189,7 +210,7 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
                 <p>
                   <strong>{c.username || 'User'}</strong> {c.content}
                 </p>
-                {c.isOwner && (
+                {c.isOwner ? (
                   <button
                     type="button"
                     className={styles.commentDelete}
@@ -198,6 +219,16 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
                     title="Delete comment"
                   >
                     <TrashIcon size={16} />
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className={styles.commentReport}
+                    onClick={() => setReporting({ kind: 'comment', id: c.comment_id })}
+                    aria-label={`Report comment by ${c.username || 'User'}`}
+                    title="Report comment"
+                  >
+                    <FlagIcon size={15} />
                   </button>
                 )}
               </li>
@@ -229,6 +260,67 @@ export function PostCard({ post, onChange, onDelete, eager = false }: PostCardPr
           </button>
         </form>
       </div>
+      {reporting && <ReportDialog kind={reporting.kind} id={reporting.id} onClose={() => setReporting(null)} />}
     </article>
+  );
+}
+
+/** "More options" on someone else's post: report it, or block its author. */
+function PostMenu({ blockLabel, onReport, onBlock }: { blockLabel: string; onReport: () => void; onBlock: () => void }) {
+  const [open, setOpen] = useState(false);
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuId = useId();
+
+  useEffect(() => {
+    if (!open) return;
+    const onPointer = (e: PointerEvent) => {
+      if (!wrapRef.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        setOpen(false);
+        buttonRef.current?.focus();
+      }
+    };
+    document.addEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+
+  const choose = (action: () => void) => () => {
+    setOpen(false);
+    action();
+  };
+
+  return (
+    <div className={styles.menuWrap} ref={wrapRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className={styles.iconButton}
+        aria-label="More options"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        onClick={() => setOpen((v) => !v)}
+      >
+        <MoreIcon size={20} />
+      </button>
+      {open && (
+        <div id={menuId} className={styles.menu} role="group" aria-label="Post options">
+          <button type="button" className={styles.menuItem} onClick={choose(onReport)} autoFocus>
+            <FlagIcon size={18} />
+            Report post
+          </button>
+          <button type="button" className={`${styles.menuItem} ${styles.menuDanger}`} onClick={choose(onBlock)}>
+            <CloseIcon size={18} />
+            {blockLabel}
+          </button>
+        </div>
+      )}
+    </div>
   );
 }

@@ -5,15 +5,34 @@ import { endSessionUnauthorized, getToken } from '@/lib/session';
 // Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
 // server is bundled); a field renamed there fails this app's typecheck.
 import type {
+  AdminOverviewView as AdminOverview,
+  AdminReportView as AdminReport,
+  BlockedPersonView as BlockedPerson,
   CommentView as Comment,
   LikeStateView as LikeState,
+  MeView as Me,
+  ModerationNoticeView as ModerationNotice,
   OwnProfileView as UserPosts,
   PostView as Post,
   ProfileMatchView as ProfileResult,
+  ReportReasonName as ReportReason,
   UserProfileView as ViewedUser,
 } from '@server/api-shapes';
 
-export type { Comment, LikeState, Post, ProfileResult, UserPosts, ViewedUser };
+export type {
+  AdminOverview,
+  AdminReport,
+  BlockedPerson,
+  Comment,
+  LikeState,
+  Me,
+  ModerationNotice,
+  Post,
+  ProfileResult,
+  ReportReason,
+  UserPosts,
+  ViewedUser,
+};
 
 export interface UserInfo {
   username: string | null;
@@ -159,6 +178,36 @@ export const getStorage = () => request<{ usedBytes: number; quotaBytes: number 
 /** Removes the caller's account and everything in it; the body names it again as confirmation. */
 export const deleteAccount = (confirmUsername: string) =>
   request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+
+// --- moderation (docs/api.md, "Moderation") --------------------------------
+
+/** Who the signed-in person is to this server: operator or not, suspended or not. */
+export const getMe = (signal?: AbortSignal) => request<Me>('/api/me', { signal });
+
+export const report = (kind: 'post' | 'comment', id: number, reason: ReportReason, note: string) =>
+  request<{ reported: true; message: string }>('/api/reports', { method: 'POST', body: { kind, id, reason, note } });
+
+const userPath = (username: string) => `/api/account/${encodeURIComponent(username)}`;
+export const block = (username: string) => request<{ blocked: boolean }>(`${userPath(username)}/block`, { method: 'POST' });
+export const unblock = (username: string) =>
+  request<{ blocked: boolean }>(`${userPath(username)}/block`, { method: 'DELETE' });
+/** Blocks whoever wrote the post, anonymous or not, without the answer naming them. */
+export const blockAuthorOf = (postId: number) =>
+  request<{ blocked: boolean }>(`/api/posts/${postId}/block-author`, { method: 'POST' });
+export const getBlocks = () => request<{ blocks: BlockedPerson[] }>('/api/blocks');
+export const liftBlock = (blockId: number) => request<{ blocked: boolean }>(`/api/blocks/${blockId}`, { method: 'DELETE' });
+export const getNotices = () => request<{ notices: ModerationNotice[] }>('/api/account/notices');
+
+type Done = { done: true };
+export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>('/api/admin/overview', { signal });
+export const dismissReports = (kind: 'post' | 'comment', itemId: number) =>
+  request<Done>(`/api/admin/reports/${kind}/${itemId}/dismiss`, { method: 'POST', body: {} });
+export const removeAsOperator = (kind: 'post' | 'comment', itemId: number, reason: string) =>
+  request<Done>(`/api/admin/${kind === 'post' ? 'posts' : 'comments'}/${itemId}`, { method: 'DELETE', body: { reason } });
+export const suspend = (username: string, reason: string) =>
+  request<Done>(`/api/admin/users/${encodeURIComponent(username)}/suspend`, { method: 'POST', body: { reason } });
+export const liftSuspension = (username: string) =>
+  request<Done>(`/api/admin/users/${encodeURIComponent(username)}/suspend`, { method: 'DELETE', body: {} });
 
 // --- uploads -----------------------------------------------------------------
 

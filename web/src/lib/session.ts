@@ -161,6 +161,10 @@ export interface Me {
   username: string | null;
   email: string | null;
   profilePictureUrl: string | null;
+  /** From GET /api/me: shows the operator's link. The server decides on every call regardless. */
+  isOperator?: boolean;
+  /** From GET /api/me: set while an operator has suspended the account. */
+  suspension?: { reason: string; created_at: string } | null;
 }
 
 export function getCachedMe(): Me | null {

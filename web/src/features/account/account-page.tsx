@@ -15,7 +15,9 @@ import { useMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
 import styles from './account-page.module.css';
+import { BlockedPeople } from './blocked-people';
 import { DeleteAccount } from './delete-account';
+import { ModerationNotices } from './moderation-notices';
 import { StorageUse } from './storage-use';
 
 const PAGE = 30;
@@ -183,10 +185,13 @@ export function AccountPage() {
           </button>
         </div>
         {summary.username && <DeleteAccount username={summary.username} />}
+        <BlockedPeople />
         {photoProgress !== null && (
           <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />
         )}
       </section>
+
+      <ModerationNotices />
 
       <section aria-labelledby="posts-heading">
         <h2 id="posts-heading" className={styles.sectionTitle}>

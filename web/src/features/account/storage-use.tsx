@@ -1,15 +1,7 @@
 import { useEffect, useState } from 'react';
 import * as api from '@/lib/api';
+import { readableBytes } from '@/lib/format';
 import styles from './account-page.module.css';
-
-/** A size as people read it: 512 KB, 3.4 MB, 1 GB. */
-export function readableBytes(bytes: number): string {
-  const units: [number, string][] = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']];
-  for (const [size, unit] of units) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
 
 /** "Storage: 3.4 MB of 1 GB used", under the profile's counts. Reloads when the posts change. */
 export function StorageUse({ version }: { version: number }) {

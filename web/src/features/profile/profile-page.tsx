@@ -30,6 +30,9 @@ function OtherProfile({ username }: { username: string }) {
   const [notFound, setNotFound] = useState(false);
   const [open, setOpen] = useState<Post | null>(null);
   const [followBusy, setFollowBusy] = useState(false);
+  const [blockBusy, setBlockBusy] = useState(false);
+  // Bumped by Unblock: the posts load again from the first page.
+  const [version, setVersion] = useState(0);
 
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
@@ -47,7 +50,7 @@ function OtherProfile({ username }: { username: string }) {
     },
     [username],
   );
-  const list = usePagedList(fetchPage, PAGE, username);
+  const list = usePagedList(fetchPage, PAGE, `${username}#${version}`);
 
   async function toggleFollow() {
     if (!summary || followBusy) return;
@@ -61,6 +64,39 @@ function OtherProfile({ username }: { username: string }) {
       if (err instanceof api.ApiError && err.status === 409) setSummary({ ...summary, isFollowing: !summary.isFollowing });
     } finally {
       setFollowBusy(false);
+    }
+  }
+
+  async function toggleBlock() {
+    if (!summary || blockBusy) return;
+    if (
+      !summary.isBlocked &&
+      !window.confirm(
+        `Block ${username}? You will not see each other's posts or comments, neither can follow, like or comment on the other's posts, and any follow between you ends.`,
+      )
+    )
+      return;
+    setBlockBusy(true);
+    try {
+      if (summary.isBlocked) {
+        await api.unblock(username);
+        setSummary({ ...summary, isBlocked: false });
+        setVersion((v) => v + 1);
+      } else {
+        await api.block(username);
+        const wasFollowing = summary.isFollowing;
+        setSummary({
+          ...summary,
+          isBlocked: true,
+          isFollowing: false,
+          followerCount: Math.max(0, summary.followerCount - (wasFollowing ? 1 : 0)),
+        });
+        list.setItems([]);
+      }
+    } catch (err) {
+      window.alert(err instanceof api.ApiError ? err.message : 'That did not work. Please try again.');
+    } finally {
+      setBlockBusy(false);
     }
   }
 
@@ -111,14 +147,21 @@ function OtherProfile({ username }: { username: string }) {
               <dd>{formatCount(summary.followingCount)}</dd>
             </div>
           </dl>
-          <button
-            type="button"
-            className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
-            onClick={toggleFollow}
-            disabled={followBusy}
-          >
-            {summary.isFollowing ? 'Unfollow' : 'Follow'}
-          </button>
+          <div className={styles.buttons}>
+            {!summary.isBlocked && (
+              <button
+                type="button"
+                className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
+                onClick={toggleFollow}
+                disabled={followBusy}
+              >
+                {summary.isFollowing ? 'Unfollow' : 'Follow'}
+              </button>
+            )}
+            <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
+              {summary.isBlocked ? 'Unblock' : 'Block'}
+            </button>
+          </div>
         </div>
       </section>
 
@@ -126,7 +169,12 @@ function OtherProfile({ username }: { username: string }) {
         <h2 id="posts-heading" className={styles.sectionTitle}>
           POSTS
         </h2>
-        {list.items.length === 0 && list.done ? (
+        {summary.isBlocked ? (
+          <EmptyState
+            title={`You blocked ${name}`}
+            text="You don't see each other's posts or comments. Unblock to see their posts again."
+          />
+        ) : list.items.length === 0 && list.done ? (
           <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
         ) : (
           <PostGrid posts={list.items} onOpen={setOpen} />

@@ -1,0 +1,173 @@
+import { AccountPage } from './pages/account-page';
+import { AdminPage } from './pages/admin-page';
+import { FeedPage } from './pages/feed-page';
+import { NavBar } from './pages/nav-bar';
+import { ProfilePage } from './pages/profile-page';
+import {
+  collectDialogs,
+  createPostViaApi,
+  expect,
+  operatorOrSkip,
+  secondPerson,
+  signInAsOperator,
+  signUp,
+  test,
+  uniqueText,
+} from './fixtures';
+
+const SIZES = [
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+  { name: 'desktop', viewport: { width: 1280, height: 900 } },
+] as const;
+
+for (const { name, viewport } of SIZES) {
+  test.describe(`moderation on a ${name}`, () => {
+    test.use({ viewport });
+
+    test('a report reaches the operator, who removes the post; the reporter no longer sees it and the author is told why', async ({
+      page,
+      provider,
+      browser,
+      baseURL,
+    }, testInfo) => {
+      const operator = operatorOrSkip(provider);
+      const author = await signUp(page, provider);
+      const caption = uniqueText('Reported beer');
+      await createPostViaApi(page, caption);
+
+      // Someone reports it: thanked, and the post stays visible until an operator acts.
+      const reporter = await secondPerson(browser, provider, baseURL, viewport);
+      const feed = new FeedPage(reporter.page, 'discover');
+      await feed.goto();
+      const note = uniqueText('Not a beer at all');
+      const dialog = await feed.post(caption).report('Spam', note);
+      await expect(dialog.getByRole('status')).toHaveText('Thanks, an operator will look at it');
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await expect(dialog).toHaveCount(0);
+      await feed.goto();
+      await expect(feed.post(caption).root).toBeVisible();
+      // A second report of the same post by the same person is refused, and says so.
+      await feed.post(caption).moreOptions.click();
+      await feed.post(caption).root.getByRole('button', { name: 'Report post' }).click();
+      const again = reporter.page.getByRole('dialog', { name: 'Report post' });
+      await again.getByRole('radio', { name: 'Nudity' }).check();
+      await again.getByRole('button', { name: 'Send report' }).click();
+      await expect(again.getByRole('alert')).toContainText('already');
+      await again.getByRole('button', { name: 'Cancel' }).click();
+      // Ordinary people have no operator link, and the page refuses them.
+      await expect(new NavBar(reporter.page).admin).toHaveCount(0);
+      await reporter.page.goto('/app/admin');
+      await expect(reporter.page.getByText('Only the operators of this server can open this page.')).toBeVisible();
+
+      // The operator finds it from the nav, with who posted it, how many reported and why.
+      const opContext = await browser.newContext({ baseURL, viewport });
+      const opPage = await opContext.newPage();
+      await signInAsOperator(opPage, provider, operator);
+      await new NavBar(opPage).admin.click();
+      const admin = new AdminPage(opPage);
+      await expect(admin.heading).toBeVisible();
+      const report = admin.report(caption);
+      await expect(report).toContainText(`Post by ${author.username}`);
+      await expect(report).toContainText('1 person reported it');
+      await expect(report.getByRole('list', { name: 'Reasons given' })).toContainText('Spam');
+      await expect(report.getByRole('list', { name: 'Reasons given' })).toContainText(note);
+      await expect(admin.figure('Open reports')).not.toHaveText('0');
+      await opPage.screenshot({ path: testInfo.outputPath(`admin-${name}.png`), fullPage: true });
+
+      const reason = uniqueText('Off topic: no beer in sight');
+      await admin.act(report, 'Remove post', reason);
+      await expect(admin.report(caption)).toHaveCount(0);
+      await expect(admin.log.getByRole('listitem').first()).toContainText(`${operator.username} · Removed a post`);
+      await expect(admin.log.getByRole('listitem').first()).toContainText(reason);
+
+      // Gone for the reporter at once.
+      await feed.goto();
+      await expect(reporter.page.getByText(caption)).toHaveCount(0);
+      // The author sees what was removed and why.
+      const account = new AccountPage(page);
+      await account.goto();
+      const notices = page.getByRole('region', { name: 'Removed by an operator' });
+      await expect(notices).toContainText(caption);
+      await expect(notices).toContainText(reason);
+      await page.screenshot({ path: testInfo.outputPath(`notice-${name}.png`), fullPage: true });
+
+      await reporter.context.close();
+      await opContext.close();
+    });
+
+    test('blocking from a profile and from an anonymous post hides both ways, and unblocking brings posts back', async ({
+      page,
+      provider,
+      browser,
+      baseURL,
+    }, testInfo) => {
+      const blocker = await signUp(page, provider);
+      const blockerCaption = uniqueText('Blocker’s beer');
+      await createPostViaApi(page, blockerCaption);
+
+      const named = await secondPerson(browser, provider, baseURL, viewport);
+      const namedCaption = uniqueText('Named beer');
+      await createPostViaApi(named.page, namedCaption);
+      const hidden = await secondPerson(browser, provider, baseURL, viewport);
+      const anonCaption = uniqueText('Anonymous beer');
+      await createPostViaApi(hidden.page, anonCaption, true);
+      const dialogs = collectDialogs(page);
+
+      // From the named person's profile.
+      const profile = new ProfilePage(page);
+      await profile.goto(named.user.username);
+      await expect(profile.follow).toBeVisible();
+      await profile.follow.click();
+      await expect(profile.unfollow).toBeVisible();
+      await profile.block.click();
+      await expect(page.getByText(`You blocked ${named.user.username}`)).toBeVisible();
+      await expect(profile.unblock).toBeVisible();
+      await expect(profile.follow).toHaveCount(0);
+      expect(dialogs.at(-1)).toContain(`Block ${named.user.username}?`);
+      await page.screenshot({ path: testInfo.outputPath(`blocked-profile-${name}.png`), fullPage: true });
+
+      // From an anonymous post, without learning who wrote it.
+      const feed = new FeedPage(page, 'discover');
+      await feed.goto();
+      await expect(page.getByText(namedCaption)).toHaveCount(0);
+      const anon = feed.post(anonCaption);
+      await expect(anon.header()).toContainText('Anonymous Beer Lover');
+      await anon.moreOptions.click();
+      await expect(anon.root.getByRole('button', { name: 'Block the author of this post' })).toBeVisible();
+      await page.screenshot({ path: testInfo.outputPath(`post-menu-${name}.png`) });
+      await anon.root.getByRole('button', { name: 'Block the author of this post' }).click();
+      await expect(anon.root).toHaveCount(0);
+      expect(dialogs.at(-1)).toContain('Block the author of this post?');
+      expect(dialogs.join(' ')).not.toContain(hidden.user.username);
+      await feed.goto();
+      await expect(page.getByText(anonCaption)).toHaveCount(0);
+
+      // Both ways: the blocked people see neither the blocker's posts nor the profile.
+      for (const other of [named, hidden]) {
+        const theirs = new FeedPage(other.page, 'discover');
+        await theirs.goto();
+        await expect(other.page.getByText(blockerCaption)).toHaveCount(0);
+        await other.page.goto(`/app/profile/${encodeURIComponent(blocker.username)}`);
+        await expect(other.page.getByText('User not found')).toBeVisible();
+      }
+
+      // The list on the account page never names the anonymous author; Unblock brings the named person's posts back.
+      const account = new AccountPage(page);
+      await account.goto();
+      await page.getByText('Blocked people (2)').click();
+      const list = page.getByRole('group').filter({ hasText: 'Blocked people' });
+      await expect(list).toContainText(named.user.username);
+      await expect(list).toContainText('The author of an anonymous post');
+      await expect(list).not.toContainText(hidden.user.username);
+      await page.screenshot({ path: testInfo.outputPath(`blocked-list-${name}.png`), fullPage: true });
+      await page.getByRole('button', { name: `Unblock ${named.user.username}` }).click();
+      await expect(page.getByText('Blocked people (1)')).toBeVisible();
+      await feed.goto();
+      await expect(feed.post(namedCaption).root).toBeVisible();
+      await expect(page.getByText(anonCaption)).toHaveCount(0);
+
+      await named.context.close();
+      await hidden.context.close();
+    });
+  });
+}

@@ -1,0 +1,41 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/** `/app/admin`: the operator's page. */
+export class AdminPage {
+  readonly heading: Locator;
+  readonly reports: Locator;
+  readonly log: Locator;
+
+  constructor(private readonly page: Page) {
+    this.heading = page.getByRole('heading', { level: 1, name: 'Moderation' });
+    this.reports = page.getByRole('region', { name: 'Open reports' }).getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Dismiss' }) });
+    this.log = page.getByRole('list', { name: 'Operator actions, newest first' });
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto('/app/admin');
+    await expect(this.heading).toBeVisible();
+  }
+
+  /** One of the server's figures at the top (Users, Posts, Storage used, Open reports, Suspended). */
+  figure(label: string): Locator {
+    return this.page
+      .locator('dl[aria-label="This server"] > div')
+      .filter({ has: this.page.getByRole('term').getByText(label, { exact: true }) })
+      .getByRole('definition');
+  }
+
+  /** The open report whose caption or comment holds this text. */
+  report(text: string): Locator {
+    return this.reports.filter({ hasText: text });
+  }
+
+  /** An action that asks for a reason: fills it in and confirms. */
+  async act(report: Locator, button: RegExp | string, reason: string): Promise<void> {
+    await report.getByRole('button', { name: button }).click();
+    const dialog = this.page.getByRole('dialog');
+    await dialog.getByLabel('Reason (the author sees it)').fill(reason);
+    await dialog.locator('button[type="submit"]').click();
+    await expect(dialog).toHaveCount(0);
+  }
+}

@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'react';
+import * as api from '@/lib/api';
+import type { ModerationNotice } from '@/lib/api';
+import { formatDate } from '@/lib/format';
+import styles from './account-page.module.css';
+
+/** What operators removed of yours, with the reason they gave. Shown only when there is something. */
+export function ModerationNotices() {
+  const [notices, setNotices] = useState<ModerationNotice[]>([]);
+  useEffect(() => {
+    api
+      .getNotices()
+      .then((r) => setNotices(r.notices))
+      .catch((err: unknown) => console.error('Failed to load notices', err));
+  }, []);
+  if (notices.length === 0) return null;
+  return (
+    <section className={styles.notices} aria-labelledby="notices-heading">
+      <h2 id="notices-heading" className={styles.noticesTitle}>
+        Removed by an operator
+      </h2>
+      <ul className={styles.panelList}>
+        {notices.map((n, i) => (
+          <li key={`${n.created_at}-${i}`} className={styles.notice}>
+            <p>
+              Your {n.action === 'remove_post' ? 'post' : 'comment'} “{n.excerpt}” was removed on {formatDate(n.created_at)}.
+            </p>
+            <p className={styles.panelMeta}>Reason: {n.reason}</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

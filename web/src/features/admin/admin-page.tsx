@@ -1,0 +1,285 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
+import buttons from '@/components/button.module.css';
+import { ShieldIcon } from '@/components/icons';
+import page from '@/components/page.module.css';
+import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import * as api from '@/lib/api';
+import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
+import { formatCount, formatDate, readableBytes } from '@/lib/format';
+import { ReasonDialog } from './reason-dialog';
+import styles from './admin-page.module.css';
+
+const REASON_LABELS: Record<ReportReason, string> = {
+  spam: 'Spam',
+  nudity: 'Nudity',
+  harassment: 'Harassment',
+  other: 'Other',
+};
+
+const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> = {
+  dismiss: 'Dismissed reports',
+  remove_post: 'Removed a post',
+  remove_comment: 'Removed a comment',
+  suspend: 'Suspended',
+  unsuspend: 'Lifted a suspension',
+};
+
+interface Asking {
+  title: string;
+  explanation: string;
+  confirmLabel: string;
+  run: (reason: string) => Promise<unknown>;
+}
+
+/** `/app/admin`: the operator's page (reports, removal, suspension, the log). The server checks the role on every call. */
+export function AdminPage() {
+  const [overview, setOverview] = useState<AdminOverview | null>(null);
+  const [error, setError] = useState<'forbidden' | 'failed' | null>(null);
+  const [asking, setAsking] = useState<Asking | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async (signal?: AbortSignal) => {
+    try {
+      setOverview(await api.getAdminOverview(signal));
+      setError(null);
+    } catch (err) {
+      if (signal?.aborted) return;
+      setError(err instanceof api.ApiError && err.status === 403 ? 'forbidden' : 'failed');
+    }
+  }, []);
+
+  useEffect(() => {
+    const ac = new AbortController();
+    void load(ac.signal);
+    return () => ac.abort();
+  }, [load]);
+
+  async function act(run: () => Promise<unknown>) {
+    setBusy(true);
+    try {
+      await run();
+    } catch (err) {
+      window.alert(err instanceof Error ? err.message : 'That did not work. Please try again.');
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  }
+
+  function ask(a: Asking) {
+    setAsking({
+      ...a,
+      run: async (reason) => {
+        await a.run(reason);
+        await load();
+      },
+    });
+  }
+
+  if (error === 'forbidden') {
+    return (
+      <div className={page.page}>
+        <EmptyState icon={<ShieldIcon size={28} />} title="Operators only" text="Only the operators of this server can open this page.">
+          <Link to="/app/discover" className={buttons.secondary}>
+            Back to Discover
+          </Link>
+        </EmptyState>
+      </div>
+    );
+  }
+  if (!overview) {
+    return (
+      <div className={page.page}>
+        {error ? <ErrorMessage text="We couldn't load the operator page." onRetry={() => void load()} /> : <Loading />}
+      </div>
+    );
+  }
+
+  const { figures, reports, suspended, actions } = overview;
+  return (
+    <div className={`${page.page} ${styles.wide}`}>
+      <h1 className={page.title}>Moderation</h1>
+      <p className={page.subtitle}>Reports from the community, and what operators did about them.</p>
+
+      <dl className={styles.figures} aria-label="This server">
+        <Figure label="Users" value={formatCount(figures.users)} />
+        <Figure label="Posts" value={formatCount(figures.posts)} />
+        <Figure label="Storage used" value={readableBytes(figures.storageBytes)} />
+        <Figure label="Open reports" value={formatCount(figures.openReports)} />
+        <Figure label="Suspended" value={formatCount(figures.suspendedUsers)} />
+      </dl>
+
+      <section aria-labelledby="reports-heading" className={styles.section}>
+        <h2 id="reports-heading" className={styles.sectionTitle}>
+          Open reports
+        </h2>
+        {reports.length === 0 ? (
+          <EmptyState icon={<ShieldIcon size={28} />} title="Nothing to look at" text="No open reports. Cheers!" />
+        ) : (
+          <ul className={styles.reports}>
+            {reports.map((r) => (
+              <ReportItem
+                key={`${r.kind}-${r.itemId}`}
+                report={r}
+                busy={busy}
+                onDismiss={() => act(() => api.dismissReports(r.kind, r.itemId))}
+                onRemove={() =>
+                  ask({
+                    title: r.kind === 'post' ? 'Remove post' : 'Remove comment',
+                    explanation:
+                      r.kind === 'post'
+                        ? 'The post, its likes and comments are deleted, and its photos are removed from storage.'
+                        : 'The comment disappears everywhere at once.',
+                    confirmLabel: 'Remove',
+                    run: (reason) => api.removeAsOperator(r.kind, r.itemId, reason),
+                  })
+                }
+                onSuspend={() =>
+                  ask({
+                    title: `Suspend ${r.author}`,
+                    explanation: `${r.author} will not be able to sign in or write, and everything they posted, liked or commented is hidden until the suspension is lifted.`,
+                    confirmLabel: 'Suspend',
+                    run: (reason) => api.suspend(r.author, reason),
+                  })
+                }
+              />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="suspended-heading" className={styles.section}>
+        <h2 id="suspended-heading" className={styles.sectionTitle}>
+          Suspended accounts
+        </h2>
+        {suspended.length === 0 ? (
+          <p className={styles.none}>Nobody is suspended.</p>
+        ) : (
+          <ul className={styles.rows}>
+            {suspended.map((s) => (
+              <li key={s.username} className={styles.row}>
+                <div className={styles.rowText}>
+                  <strong>{s.username}</strong>
+                  <span className={styles.meta}>
+                    Since {formatDate(s.created_at)}: {s.reason}
+                  </span>
+                </div>
+                <button
+                  type="button"
+                  className={`${buttons.secondary} ${buttons.small}`}
+                  disabled={busy}
+                  onClick={() => act(() => api.liftSuspension(s.username))}
+                >
+                  Lift suspension
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="log-heading" className={styles.section}>
+        <h2 id="log-heading" className={styles.sectionTitle}>
+          Log
+        </h2>
+        {actions.length === 0 ? (
+          <p className={styles.none}>No operator has acted yet.</p>
+        ) : (
+          <ol className={styles.rows} aria-label="Operator actions, newest first">
+            {actions.map((a) => (
+              <li key={a.id} className={styles.logRow}>
+                <span className={styles.meta}>{formatDate(a.created_at)}</span>
+                <span>
+                  <strong>{a.operator}</strong> · {ACTION_LABELS[a.action]}: {a.target}
+                </span>
+                {a.reason && <span className={styles.meta}>“{a.reason}”</span>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+
+      {asking && (
+        <ReasonDialog
+          title={asking.title}
+          explanation={asking.explanation}
+          confirmLabel={asking.confirmLabel}
+          onConfirm={async (reason) => {
+            await asking.run(reason);
+          }}
+          onClose={() => setAsking(null)}
+        />
+      )}
+    </div>
+  );
+}
+
+function Figure({ label, value }: { label: string; value: string }) {
+  return (
+    <div className={styles.figure}>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+interface ReportItemProps {
+  report: AdminReport;
+  busy: boolean;
+  onDismiss: () => void;
+  onRemove: () => void;
+  onSuspend: () => void;
+}
+
+function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportItemProps) {
+  const what = r.kind === 'post' ? 'Post' : 'Comment';
+  return (
+    <li className={styles.report} aria-label={`Reported ${r.kind} by ${r.author}`}>
+      <div className={styles.item}>
+        {r.thumbnailUrl ? (
+          <img className={styles.thumb} src={r.thumbnailUrl} alt={r.text ? `Reported photo: ${r.text}` : 'Reported photo'} width={96} height={96} />
+        ) : (
+          <span className={styles.quoteMark} aria-hidden="true">
+            “
+          </span>
+        )}
+        <div className={styles.itemText}>
+          <p className={styles.kind}>
+            {what} by <strong>{r.author}</strong>
+            {r.authorSuspended && <span className={styles.badge}>suspended</span>}
+          </p>
+          {r.isAnonymous && (
+            <p className={styles.anon}>Posted anonymously: only operators see who wrote it. Don’t share it.</p>
+          )}
+          <p className={styles.text}>{r.text || <em>No caption</em>}</p>
+          <p className={styles.meta}>
+            Posted {formatDate(r.created_at)} · {r.reporterCount} {r.reporterCount === 1 ? 'person' : 'people'} reported it, last on{' '}
+            {formatDate(r.lastReportedAt)}
+          </p>
+        </div>
+      </div>
+      <ul className={styles.reasons} aria-label="Reasons given">
+        {r.reasons.map((x, i) => (
+          <li key={i}>
+            <span className={styles.reason}>{REASON_LABELS[x.reason]}</span>
+            {x.note && <span className={styles.note}>{x.note}</span>}
+          </li>
+        ))}
+      </ul>
+      <div className={styles.actions}>
+        <button type="button" className={`${buttons.secondary} ${buttons.small}`} onClick={onDismiss} disabled={busy}>
+          Dismiss
+        </button>
+        <button type="button" className={`${buttons.danger} ${buttons.small}`} onClick={onRemove} disabled={busy}>
+          Remove {r.kind}
+        </button>
+        {!r.authorSuspended && (
+          <button type="button" className={`${buttons.danger} ${buttons.small}`} onClick={onSuspend} disabled={busy}>
+            Suspend {r.author}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,74 @@
+import { useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import { Modal } from '@/components/modal';
+import modal from '@/components/modal.module.css';
+
+/** Most characters of an operator's reason (server/src/routes/moderation.ts, NOTE_MAX_LENGTH). */
+const REASON_MAX = 500;
+
+interface ReasonDialogProps {
+  title: string;
+  /** What happens, in a sentence, above the reason. */
+  explanation: string;
+  confirmLabel: string;
+  onConfirm: (reason: string) => Promise<void>;
+  onClose: () => void;
+}
+
+/** Asks an operator for the reason of a removal or suspension (the person concerned sees it), then acts. */
+export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onClose }: ReasonDialogProps) {
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  return (
+    <Modal title={title} onClose={onClose}>
+      {(close) => (
+        <form
+          className={modal.form}
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (!reason.trim() || busy) return;
+            setBusy(true);
+            setError(null);
+            try {
+              await onConfirm(reason.trim());
+              close();
+            } catch (err) {
+              setError(err instanceof Error ? err.message : 'That did not work. Please try again.');
+              setBusy(false);
+            }
+          }}
+        >
+          <p className={modal.hint}>{explanation}</p>
+          <label htmlFor={id} className={modal.label}>
+            Reason (the author sees it)
+          </label>
+          <textarea
+            id={id}
+            className={modal.textarea}
+            value={reason}
+            maxLength={REASON_MAX}
+            required
+            onChange={(e) => setReason(e.target.value)}
+            autoFocus
+          />
+          {error && (
+            <p className={modal.error} role="alert">
+              {error}
+            </p>
+          )}
+          <div className={modal.buttons}>
+            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
+              Cancel
+            </button>
+            <button type="submit" className={buttons.primary} disabled={!reason.trim() || busy}>
+              {busy ? 'Working...' : confirmLabel}
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
