@@ -4,6 +4,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { errorHandler } from './errors.js';
 import authPlugin from './plugins/auth.js';
 import dbPlugin from './plugins/db.js';
+import openapiPlugin from './plugins/openapi.js';
 import repositoriesPlugin from './plugins/repositories.js';
 import securityPlugin from './plugins/security.js';
 import webPlugin from './plugins/web.js';
@@ -39,6 +40,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(dbPlugin, { config: opts.config, database: opts.database });
   await fastify.register(securityPlugin);
   await fastify.register(authPlugin);
+  // Before every route: it collects them as they are added (onRoute).
+  await fastify.register(openapiPlugin);
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);
   if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);

@@ -10,7 +10,13 @@ export interface MediaRoutesOptions {
   service: MediaService;
 }
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
+const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
+/**
+ * The error answers of the /api routes here, all `{ error, message }` (errors.ts): 4xx the
+ * client's (401, 403 incl. a suspended account, 404, 409, 413, 415, 422, 429 past the write
+ * budget); 5xx ours (503 busy with Retry-After from create-post, 500 anything else).
+ */
+const apiErrors = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
 const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|thumb)\.webp$/;
 
 // The writes here share the API's per-user write budget, which plugins/security.ts
@@ -33,7 +39,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
         ),
         response: {
           200: Type.Object({ uploadUrl: Type.String(), s3Key: Type.String() }),
-          '4xx': ErrorBody,
+          ...apiErrors,
         },
       },
     },
@@ -57,7 +63,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
         response: {
           // A post as every feed shows it to its author, or a new profile picture's address.
           201: Type.Union([Post, Type.Object({ profilePictureUrl: Type.String() }, { additionalProperties: false })]),
-          '4xx': ErrorBody,
+          ...apiErrors,
         },
       },
     },
@@ -68,7 +74,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     '/api/storage',
     {
       preHandler: fastify.authenticate,
-      schema: { response: { 200: Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() }), '4xx': ErrorBody } },
+      schema: { response: { 200: Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() }), ...apiErrors } },
     },
     async (request) => service.storage(request.user),
   );
@@ -79,7 +85,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       preHandler: fastify.authenticate,
       schema: {
         querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), '4xx': ErrorBody },
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...apiErrors },
       },
     },
     async (request) => {

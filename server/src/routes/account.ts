@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createAccountRemovalService } from '../domain/account-removal-service.js';
 import { badRequest, notFound } from '../errors.js';
-import { errors } from './api-schemas.js';
+import { writeErrors } from './api-schemas.js';
 
 /** The owner removes their own account; the body names it again so a stray call cannot. */
 const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -12,7 +12,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         body: Type.Object({ confirmUsername: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...errors },
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...writeErrors },
       },
     },
     async (request) => {

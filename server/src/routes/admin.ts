@@ -7,12 +7,13 @@ import type { Operator, ReportReason } from '../domain/moderation-repository.js'
 import { parseId } from '../domain/paging.js';
 import { mediaUrls } from '../storage/media-keys.js';
 import { forbidden } from '../errors.js';
-import { ErrorBody, errors, IdParam, UsernameParams } from './api-schemas.js';
+import { ErrorBody, errors, IdParam, UsernameParams, writeErrors } from './api-schemas.js';
 import { cleanNote } from './moderation.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const Done = Type.Object({ done: Type.Literal(true) });
-const responses = { 200: Done, ...errors, 403: ErrorBody, 409: ErrorBody };
+/** Every route but the overview is a write. */
+const responses = { 200: Done, ...writeErrors, 403: ErrorBody, 409: ErrorBody };
 const OptionalReason = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false });
 const RequiredReason = Type.Object({ reason: Type.String({ maxLength: 5000 }) }, { additionalProperties: false });
 

@@ -4,7 +4,8 @@ import { CURSOR_PATTERN } from '../domain/paging.js';
 
 export { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
 
-export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
+// The description is what the OpenAPI document says of each error answer.
+export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
 
 /** A post or comment id: a number or a numeric string (JSON bodies carry either). */
 export const Id = Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,14}$' }), Type.Integer({ minimum: 1 })]);
@@ -23,9 +24,24 @@ export const Posts = Type.Array(Post);
 export const FollowState = Type.Object({ following: Type.Boolean(), followerCount: Type.Integer() });
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) });
 
-/** Error answers every route may give. */
+/**
+ * Error answers every route under /api may give, all `{ error, message }` as
+ * errors.ts's errorHandler sends them (so serializing through ErrorBody drops
+ * nothing), declared so the OpenAPI document (plugins/openapi.ts) lists them:
+ * 400 a request its schema or the route refuses; 401 no valid token; 403 a
+ * suspended account (plugins/auth.ts; not on the few routes marked
+ * allowSuspended) or an action that is not the caller's; 404 nothing there;
+ * '4xx' the framework's other refusals (413 a body past bodyLimit, 415 a body
+ * that is not JSON); '5xx' our own failure, logged, answered without details.
+ */
 export const errors = {
   400: ErrorBody,
   401: ErrorBody,
+  403: ErrorBody,
   404: ErrorBody,
+  '4xx': ErrorBody,
+  '5xx': ErrorBody,
 } as const;
+
+/** Writes (POST, PUT, DELETE) also count against the caller's write budget: 429 with Retry-After (plugins/security.ts). */
+export const writeErrors = { ...errors, 429: ErrorBody } as const;

@@ -4,7 +4,7 @@ import { CURSOR_PATTERN, OLDEST, parseCursor, parseId } from '../domain/paging.j
 import { COMMENT_MAX_LENGTH } from '../domain/limits.js';
 import { cleanText } from '../domain/text.js';
 import { badRequest } from '../errors.js';
-import { Comment, ErrorBody, errors, Id, IdParam } from './api-schemas.js';
+import { Comment, ErrorBody, errors, Id, IdParam, writeErrors } from './api-schemas.js';
 
 
 /**
@@ -49,7 +49,7 @@ const commentRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         body: Type.Object({ postId: Id, comment: Type.String({ maxLength: 5000 }) }, { additionalProperties: false }),
-        response: { 201: Comment, ...errors },
+        response: { 201: Comment, ...writeErrors },
       },
     },
     async (request, reply) => {
@@ -65,7 +65,7 @@ const commentRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         querystring: Type.Object({ commentId: IdParam }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...errors, 403: ErrorBody },
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...writeErrors, 403: ErrorBody },
       },
     },
     async (request) => {

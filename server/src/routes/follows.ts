@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorBody, errors, FollowState, UsernameParams } from './api-schemas.js';
+import { ErrorBody, errors, FollowState, UsernameParams, writeErrors } from './api-schemas.js';
 
-const responses = { 200: FollowState, ...errors, 409: ErrorBody };
+const responses = { 200: FollowState, ...writeErrors, 409: ErrorBody };
 
 /** Followers of a user, follow and unfollow. Usernames match in any case. */
 const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { parseId } from '../domain/paging.js';
-import { ErrorBody, errors, Id, IdParam, LikeState } from './api-schemas.js';
+import { ErrorBody, errors, Id, IdParam, LikeState, writeErrors } from './api-schemas.js';
 
 const PostIdQuery = Type.Object({ postId: IdParam });
-const responses = { ...errors, 409: ErrorBody };
+/** Of like and unlike: 409 for a like made twice or one never made. */
+const responses = { ...writeErrors, 409: ErrorBody };
 
 /** Likes of a post: read, like (once), unlike. */
 const likeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { likes, writes } = fastify;
-  fastify.get('/like', { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...responses } } }, async (request) =>
+  fastify.get('/like', { schema: { querystring: PostIdQuery, response: { 200: LikeState, ...errors } } }, async (request) =>
     likes.get(parseId(request.query.postId, 'postId'), request.user.id),
   );
 

@@ -7,7 +7,7 @@ import { parseId } from '../domain/paging.js';
 import { cleanText } from '../domain/text.js';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest, notFound } from '../errors.js';
-import { ErrorBody, errors, Id, IdParam, UsernameParams } from './api-schemas.js';
+import { ErrorBody, errors, Id, IdParam, UsernameParams, writeErrors } from './api-schemas.js';
 
 /** Most characters of a report's note and of an operator's reason. */
 export const NOTE_MAX_LENGTH = 500;
@@ -58,7 +58,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: ReportReceipt, ...errors, 409: ErrorBody },
+        response: { 201: ReportReceipt, ...writeErrors, 409: ErrorBody },
       },
     },
     async (request, reply) => {
@@ -72,7 +72,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post(
     '/account/:username/block',
-    { schema: { params: UsernameParams, response: { 200: Blocked, ...errors } } },
+    { schema: { params: UsernameParams, response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
       await writes.run(() => blocks.blockByName(request.user.id, request.params.username.trim()));
       return { blocked: true };
@@ -81,7 +81,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete(
     '/account/:username/block',
-    { schema: { params: UsernameParams, response: { 200: Blocked, ...errors } } },
+    { schema: { params: UsernameParams, response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
       await writes.run(() => blocks.unblockByName(request.user.id, request.params.username.trim()));
       return { blocked: false };
@@ -90,7 +90,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post(
     '/posts/:postId/block-author',
-    { schema: { params: Type.Object({ postId: IdParam }), response: { 200: Blocked, ...errors } } },
+    { schema: { params: Type.Object({ postId: IdParam }), response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
       const postId = parseId(request.params.postId, 'postId');
       await writes.run(() => blocks.blockAuthorOf(request.user.id, postId));
@@ -109,7 +109,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete(
     '/blocks/:blockId',
-    { schema: { params: Type.Object({ blockId: IdParam }), response: { 200: Blocked, ...errors } } },
+    { schema: { params: Type.Object({ blockId: IdParam }), response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
       const blockId = parseId(request.params.blockId, 'blockId');
       const lifted = await writes.run(() => blocks.unblock(blockId, request.user.id));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest, notFound } from '../errors.js';
-import { errors, Nullable, ProfileMatch } from './api-schemas.js';
+import { errors, Nullable, ProfileMatch, writeErrors } from './api-schemas.js';
 
 export const SEARCH_TERM_MAX = 100;
 
@@ -19,7 +19,7 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
             email: Nullable(Type.String()),
             profilePictureUrl: Nullable(Type.String()),
           }),
-          ...errors,
+          ...writeErrors,
         },
       },
     },
