@@ -513,6 +513,8 @@ interface ServerFigures {
   realPage: unknown[];
   search?: Measure;
   searchName?: Measure;
+  /** The bell's GET /api/notifications/unread. */
+  unread?: Measure;
   writes?: Measure;
   readersDuringWrites?: Measure;
   upload20?: BigUpload;
@@ -529,11 +531,12 @@ async function measureServer(set: DataSet, run: BenchRun, photos: BenchPhotos, p
     const { feeds, realPage } = await measureFeedsWithCeiling(t, run.rows);
     await measureOwnProfile(t, run.rows);
     await measureOtherProfile(t, run.rows);
+    const unread = await measureNotifications(t, run.rows);
     const searches = await measureSearch(t, run.rows);
     const writes = await measureWrites(t, run.rows, pools, feeds.discover !== undefined);
     const uploads = await measureUploads(t, run.rows, photos);
     const seededCacheControl = await seededMediaCacheControl(t, run.notes);
-    return { feeds, realPage, ...searches, ...writes, ...uploads, cacheControl: uploads.cacheControl ?? seededCacheControl };
+    return { feeds, realPage, unread, ...searches, ...writes, ...uploads, cacheControl: uploads.cacheControl ?? seededCacheControl };
   } finally {
     await t.running.stop();
   }
@@ -575,6 +578,20 @@ async function measureOtherProfile(t: Target_, rows: Row[]) {
     );
     rows.push({ name: `Another user's profile (view-user-posts, ${t.info.celebrity.publicPostCount} public posts)`, ...m });
   } else rows.push({ name: "Another user's profile (view-user-posts)", note: 'route not there yet' });
+}
+
+/** The bell's count (polled by every open app) and the Notifications screen's first page, for the bench reader. */
+async function measureNotifications(t: Target_, rows: Row[]): Promise<Measure | undefined> {
+  const count = await probe(t, '/api/notifications/unread');
+  if (count.missing) {
+    rows.push({ name: 'Unread notifications (GET /api/notifications/unread)', note: 'route not there yet' });
+    return undefined;
+  }
+  const unread = await repeated('Unread notifications', () => load(t.running.url, [get('/api/notifications/unread', t.token)], t.running.pid));
+  rows.push({ name: `Unread notifications (GET /api/notifications/unread; ${(count.body as { unread: number }).unread} unread)`, ...unread });
+  const page = await repeated('Notifications page', () => load(t.running.url, [get('/api/notifications', t.token)], t.running.pid));
+  rows.push({ name: 'Notifications screen, first page (20 groups with their newest people)', ...page });
+  return unread;
 }
 
 async function measureSearch(t: Target_, rows: Row[]): Promise<{ search?: Measure; searchName?: Measure }> {
@@ -799,6 +816,7 @@ function judgeTargets(server: ServerFigures, smallFeeds: FeedFigures | undefined
     ...growthTargets(server.feeds, smallFeeds, floors),
     ...searchTargets(server, users),
     writesTarget(server),
+    unreadTarget(server),
     ...uploadTargets(server.upload20),
     onePagePerFeedTarget(server),
     ...webAppTargets(js, server.thumbBytes, server.cacheControl),
@@ -854,6 +872,14 @@ function writesTarget({ writes, readersDuringWrites }: ServerFigures): Target {
     name: 'Writes (like, comment, follow) ≥ 3 000/s over HTTP with concurrent readers',
     measured: writes ? `${writes.rps.toFixed(0)} writes/s with ${readersDuringWrites!.rps.toFixed(0)} reads/s alongside` : 'routes not there yet',
     verdict: verdict(writes ? writes.rps >= 3000 : undefined),
+  };
+}
+
+function unreadTarget({ unread, feeds }: ServerFigures): Target {
+  return {
+    name: "The bell's unread count serves at least the Discover page's rate",
+    measured: unread && feeds.discover ? `${unread.rps.toFixed(0)} vs ${feeds.discover.rps.toFixed(0)} req/s` : 'route not there yet',
+    verdict: verdict(unread && feeds.discover ? unread.rps >= feeds.discover.rps : undefined),
   };
 }
 

@@ -36,6 +36,10 @@ export const users = sqliteTable(
     suspensionReason: text('suspension_reason'),
     /** Blocks this user is part of, either way (domain/blocks-repository.ts): 0 picks the feed plans without block checks. */
     blockCount: integer('block_count').notNull().default(0),
+    /** Notifications newer than notifications_seen_id, kept by migration 0010's triggers: the bell's count is this one row. */
+    unreadNotifications: integer('unread_notifications').notNull().default(0),
+    /** The newest notification id the person has seen (opening the Notifications screen moves it). */
+    notificationsSeenId: integer('notifications_seen_id').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -64,6 +68,8 @@ export const posts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Bytes of its processed images in storage (display + thumb): what the owner's quota counts. */
     storedBytes: integer('stored_bytes').notNull().default(0),
+    /** The author's description of the photo for people who cannot see it ('' when none): the image's alt text. */
+    altText: text('alt_text').notNull().default(''),
     /** 1 while its author is suspended: listed nowhere, liked and commented by nobody. */
     hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
   },
@@ -292,4 +298,69 @@ export const moderationActions = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('moderation_actions_target_idx').on(t.targetUserId, t.createdAt)],
+);
+
+/**
+ * What a person's Notifications screen lists: one row per kind, post and UTC day
+ * ("ale and 3 others liked your post"), with its count and newest member kept by
+ * migration 0010's triggers. Deleting the post or the recipient takes the group and
+ * its notifications with it.
+ */
+export const notificationGroups = sqliteTable(
+  'notification_groups',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** Who is notified. */
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['like', 'comment', 'follow'] }).notNull(),
+    /** The post liked or commented on; null for follows. */
+    postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
+    /** post_id, or 0 for follows: the group's key (an index on coalesce(post_id, 0) was not used in the triggers' joins). */
+    postKey: integer('post_key').notNull(),
+    /** Days since the epoch (UTC) of the notifications it holds. */
+    day: integer('day').notNull(),
+    count: integer('count').notNull().default(0),
+    /** notifications.id of its newest member: the screen's order and keyset cursor. */
+    latestId: integer('latest_id').notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex('notification_groups_key_unique').on(t.userId, t.kind, t.postKey, t.day),
+    index('notification_groups_page_idx').on(t.userId, t.latestId),
+    index('notification_groups_post_idx')
+      .on(t.postId)
+      .where(sql`${t.postId} IS NOT NULL`),
+  ],
+);
+
+/**
+ * One like, comment or follow someone else made on what is yours. Written and taken
+ * back by triggers on likes, comments and follows (migration 0010), so every path
+ * that adds or removes those (the API, removal, moderation, the seed) keeps them
+ * right. user_id repeats the group's (no foreign key: the group's cascade removes the row).
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => notificationGroups.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    /** Who liked, commented or followed. */
+    actorId: integer('actor_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['like', 'comment', 'follow'] }).notNull(),
+    postId: integer('post_id'),
+    commentId: integer('comment_id'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // The newest actors of a group, and the group's cascade.
+    index('notifications_group_idx').on(t.groupId, t.id),
+    // Taking one back (unlike, a deleted comment, unfollow), a block between two people, a suspension.
+    index('notifications_actor_idx').on(t.actorId, t.userId, t.kind, t.postId),
+  ],
 );

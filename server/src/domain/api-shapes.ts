@@ -26,6 +26,8 @@ export const Post = Type.Object({
   width: Type.Integer(),
   height: Type.Integer(),
   caption: Type.String(),
+  /** The author's description of the photo, '' when they gave none (the web app then derives one from the caption). */
+  altText: Type.String(),
   isAnonymous: Type.Boolean(),
   created_at: Type.String(),
   username: Nullable(Type.String()),
@@ -183,3 +185,36 @@ export type ModerationActionView = Static<typeof ModerationAction>;
 export type BlockedPersonView = Static<typeof BlockedPerson>;
 export type ModerationNoticeView = Static<typeof ModerationNotice>;
 export type ReportReasonName = Static<typeof ReportReason>;
+
+// ---- Notifications (docs/api.md, "Notifications") ----
+
+export const NotificationKind = Type.Union([Type.Literal('like'), Type.Literal('comment'), Type.Literal('follow')]);
+
+/** Likes, comments or follows of one kind on one post (or of you) on one UTC day: "ale and 3 others liked your post". */
+export const NotificationGroup = Type.Object({
+  groupId: Type.Integer(),
+  kind: NotificationKind,
+  /** The post liked or commented on (yours; anonymous ones too, seen only by you); null for follows. */
+  post: Nullable(Type.Object({ postid: Type.Integer(), thumbnailUrl: Type.String() })),
+  /** The UTC day, YYYY-MM-DD. */
+  day: Type.String(),
+  /** The newest people first, at most 3. */
+  actors: Type.Array(Type.Object({ username: Type.String(), profilePictureUrl: Nullable(Type.String()) })),
+  /** How many different people. */
+  actorCount: Type.Integer(),
+  /** How many likes, comments or follows (a person may comment more than once). */
+  count: Type.Integer(),
+  /** The newest comment's text, for comments. */
+  excerpt: Nullable(Type.String()),
+  latestAt: Type.String(),
+  /** Newer than what the person has seen. */
+  unread: Type.Boolean(),
+  /** The id of its newest notification: `upTo` when marking read, and `?cursor=` for the next page. */
+  latestId: Type.Integer(),
+  cursor: Type.String(),
+});
+
+export const UnreadNotifications = Type.Object({ unread: Type.Integer() });
+
+export type NotificationGroupView = Static<typeof NotificationGroup>;
+export type NotificationKindName = Static<typeof NotificationKind>;

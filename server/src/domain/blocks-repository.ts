@@ -46,6 +46,10 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       follower_count = follower_count - (id = @followee),
       following_count = following_count - (id = @follower)
     WHERE id IN (@follower, @followee)`);
+  // What either made on the other's things stops notifying (migration 0010; the follow's goes with the follow).
+  const forgetNotifications = sqlite.prepare<{ actor: number; user: number }>(
+    'DELETE FROM notifications WHERE actor_id = @actor AND user_id = @user',
+  );
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
       b.via_anonymous_post AS viaAnonymousPost
@@ -67,6 +71,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
       if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
+      forgetNotifications.run({ actor: follower, user: followee });
     }
   });
 

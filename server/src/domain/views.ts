@@ -9,6 +9,7 @@ export interface PostRow {
   id: number;
   userId: number;
   caption: string;
+  altText: string;
   isAnonymous: number;
   mediaKey: string;
   width: number;
@@ -85,6 +86,7 @@ export function postView(row: PostRow, viewerId: number, comments: CommentRow[])
     width: row.width,
     height: row.height,
     caption: row.caption,
+    altText: row.altText,
     isAnonymous: row.isAnonymous === 1,
     created_at: new Date(row.createdAt).toISOString(),
     username: hidden ? null : row.username,

@@ -11,11 +11,12 @@ interface PostFragment {
   // What the text was made from, compared with the row each time (exact without any invalidation).
   mediaKey: string;
   caption: string;
+  altText: string;
   isAnonymous: number;
   width: number;
   height: number;
   createdAt: number;
-  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"caption":…,"isAnonymous":…,"created_at":…` */
+  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
   head: string;
   /** `,"cursor":"…"}` */
   tail: string;
@@ -39,7 +40,7 @@ function jsonKeys<T>() {
     Object.fromEntries(names.map((n) => [n, `"${n}":`])) as Record<K, string> & ([Exclude<keyof T, K>] extends [never] ? unknown : { missing: Exclude<keyof T, K> });
 }
 const P = jsonKeys<PostView>()(
-  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'caption', 'isAnonymous', 'created_at',
+  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'caption', 'altText', 'isAnonymous', 'created_at',
   'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
 );
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
@@ -87,6 +88,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept &&
       kept.mediaKey === r.mediaKey &&
       kept.caption === r.caption &&
+      kept.altText === r.altText &&
       kept.isAnonymous === r.isAnonymous &&
       kept.width === r.width &&
       kept.height === r.height &&
@@ -98,13 +100,14 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     const fragment: PostFragment = {
       mediaKey: r.mediaKey,
       caption: r.caption,
+      altText: r.altText,
       isAnonymous: r.isAnonymous,
       width: r.width,
       height: r.height,
       createdAt: r.createdAt,
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
-        `${P.caption}${asciiJson(r.caption)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
+        `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
     };
     posts.set(r.id, fragment);

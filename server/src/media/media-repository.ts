@@ -17,6 +17,8 @@ export interface UploadRow {
 export interface NewPost {
   userId: number;
   caption: string;
+  /** '' when the author gave no description. */
+  altText: string;
   isAnonymous: boolean;
   isProfilePicture: boolean;
   mediaKey: string;
@@ -68,9 +70,14 @@ export function createMediaRepository(sqlite: Database.Database) {
   );
   const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
 
-  const insertPostStmt = sqlite.prepare<[number, string, number, number, string, number, number, number, number], { id: number }>(
-    `INSERT INTO posts (user_id, caption, is_anonymous, is_profile_picture, media_key, width, height, created_at, stored_bytes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number], { id: number }>(
+    `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, created_at, stored_bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  // The author's own, visible post only: anyone else's (or a profile picture) changes nothing.
+  const setAltTextStmt = sqlite.prepare<{ id: number; user: number; altText: string }, { id: number }>(
+    `UPDATE posts SET alt_text = @altText
+     WHERE id = @id AND user_id = @user AND is_profile_picture = 0 AND hidden = 0 RETURNING id`,
   );
   // What the user's quota counts: their posts' images and raw uploads waiting to become posts.
   const storageUsedStmt = sqlite.prepare<[number, number], number>(
@@ -109,6 +116,7 @@ export function createMediaRepository(sqlite: Database.Database) {
     const { id } = insertPostStmt.get(
       post.userId,
       post.caption,
+      post.altText,
       post.isAnonymous ? 1 : 0,
       post.isProfilePicture ? 1 : 0,
       post.mediaKey,
@@ -166,6 +174,9 @@ export function createMediaRepository(sqlite: Database.Database) {
     hasUpload: (key: string) => uploadExists.get(key) !== undefined,
 
     insertPost: (post: NewPost) => insertPost.immediate(post),
+    /** True when the post is the user's and now has this description. */
+    setAltText: (postId: number, userId: number, altText: string): boolean =>
+      setAltTextStmt.get({ id: postId, user: userId, altText }) !== undefined,
     profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,
     /** Bytes the user's images and waiting uploads take in storage. */
     storageUsed: (userId: number) => storageUsedStmt.get(userId, userId) ?? 0,

@@ -19,8 +19,18 @@ import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { DeletedPost, MediaRepository } from './media-repository.js';
 import { postView, type PostView } from '../domain/views.js';
-import { CAPTION_MAX_LENGTH } from '../domain/limits.js';
+import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH } from '../domain/limits.js';
 import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
+
+/** A photo's description as stored: cleaned like every text (domain/text.ts), at most ALT_TEXT_MAX_LENGTH characters. */
+function cleanAltText(raw: string | undefined): string {
+  if (raw === undefined) return '';
+  const text = cleanText(raw);
+  if (Array.from(text).length > ALT_TEXT_MAX_LENGTH) {
+    throw badRequest(`The photo's description is too long: at most ${ALT_TEXT_MAX_LENGTH} characters.`);
+  }
+  return text;
+}
 
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
@@ -173,7 +183,7 @@ export function createMediaService(deps: MediaServiceDeps) {
 
     async createPost(
       user: AuthUser,
-      body: { s3Key: string; caption?: string; isAnonymous?: boolean; isProfilePicture?: boolean },
+      body: { s3Key: string; caption?: string; altText?: string; isAnonymous?: boolean; isProfilePicture?: boolean },
     ): Promise<CreatedPost | { profilePictureUrl: string }> {
       const isProfilePicture = body.isProfilePicture === true;
       const isAnonymous = !isProfilePicture && body.isAnonymous === true;
@@ -187,6 +197,7 @@ export function createMediaService(deps: MediaServiceDeps) {
         caption = cleanText(body.caption);
         if (!caption) throw badRequest('The caption cannot be blank.');
       }
+      const altText = isProfilePicture ? '' : cleanAltText(body.altText);
 
       // Validate the key's shape first so nothing a client sends reaches storage unchecked.
       const match = UPLOAD_KEY.exec(body.s3Key);
@@ -230,6 +241,7 @@ export function createMediaService(deps: MediaServiceDeps) {
         postid = repo.insertPost({
           userId: user.id,
           caption,
+          altText,
           isAnonymous,
           isProfilePicture,
           mediaKey,
@@ -265,6 +277,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           id: postid,
           userId: user.id,
           caption,
+          altText,
           isAnonymous: isAnonymous ? 1 : 0,
           mediaKey,
           width: image.width,
@@ -279,6 +292,13 @@ export function createMediaService(deps: MediaServiceDeps) {
         user.id,
         [],
       );
+    },
+
+    /** The author describes their photo anew ('' takes the description away). */
+    updateAltText(user: AuthUser, postId: number, raw: string): { postid: number; altText: string } {
+      const altText = cleanAltText(raw);
+      if (!repo.setAltText(postId, user.id, altText)) throw notFound('You have no such post.');
+      return { postid: postId, altText };
     },
 
     /** What the user's images and waiting uploads take, and their quota (0: none). */

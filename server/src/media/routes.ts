@@ -55,6 +55,8 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
           {
             s3Key: Type.String({ minLength: 1, maxLength: 200 }),
             caption: Type.Optional(Type.String()),
+            /** The photo described for people who cannot see it (ALT_TEXT_MAX_LENGTH, checked after cleaning). */
+            altText: Type.Optional(Type.String({ maxLength: 20_000 })),
             isAnonymous: Type.Optional(Type.Boolean()),
             isProfilePicture: Type.Optional(Type.Boolean()),
           },
@@ -92,6 +94,24 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       const { postId } = request.query;
       if (!/^[1-9]\d{0,15}$/.test(postId)) throw badRequest('postId must be a post id (a positive whole number).');
       return service.deletePost(request.user, Number(postId));
+    },
+  );
+
+  // The author describes the photo afterwards (or takes the description away with '').
+  fastify.patch(
+    '/api/post',
+    {
+      preHandler: fastify.authenticate,
+      schema: {
+        querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
+        body: Type.Object({ altText: Type.String({ maxLength: 20_000 }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ postid: Type.Integer(), altText: Type.String() }), ...apiErrors },
+      },
+    },
+    async (request) => {
+      const { postId } = request.query;
+      if (!/^[1-9]\d{0,15}$/.test(postId)) throw badRequest('postId must be a post id (a positive whole number).');
+      return service.updateAltText(request.user, Number(postId), request.body.altText);
     },
   );
 

@@ -4,6 +4,7 @@ import { createCommentsRepository, type CommentsRepository } from '../domain/com
 import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
 import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
 import { createModerationRepository, type ModerationRepository } from '../domain/moderation-repository.js';
+import { createNotificationsRepository, type NotificationsRepository } from '../domain/notifications-repository.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
 import { createReadPool, type ReadPool } from '../feeds/read-pool.js';
@@ -20,6 +21,7 @@ declare module 'fastify' {
     follows: FollowsRepository;
     blocks: BlocksRepository;
     moderation: ModerationRepository;
+    notifications: NotificationsRepository;
   }
 }
 
@@ -44,6 +46,7 @@ export default fp(
     fastify.decorate('follows', createFollowsRepository(sqlite));
     fastify.decorate('blocks', createBlocksRepository(sqlite, posts));
     fastify.decorate('moderation', createModerationRepository(sqlite, posts, comments));
+    fastify.decorate('notifications', createNotificationsRepository(sqlite));
   },
   { name: 'repositories', dependencies: ['db'] },
 );

@@ -154,8 +154,10 @@ export default fp(
     await fastify.register(cors, {
       origin: (origin, cb) => cb(null, origin === undefined || allowed.has(origin)),
       credentials: true,
-      methods: ['GET', 'POST', 'PUT', 'DELETE'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type'],
+      // The data export's file name, readable by the web app on another API host.
+      exposedHeaders: ['Content-Disposition'],
       maxAge: 600,
     });
 

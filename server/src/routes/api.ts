@@ -2,10 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import accountRoutes from './account.js';
 import adminRoutes from './admin.js';
 import commentRoutes from './comments.js';
+import exportRoutes from './export.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
 import likeRoutes from './likes.js';
 import moderationRoutes from './moderation.js';
+import notificationRoutes from './notifications.js';
 import sessionRoutes from './session.js';
 import userRoutes from './users.js';
 
@@ -24,7 +26,9 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(userRoutes);
   await fastify.register(sessionRoutes);
   await fastify.register(accountRoutes);
+  await fastify.register(exportRoutes);
   await fastify.register(moderationRoutes);
+  await fastify.register(notificationRoutes);
   await fastify.register(adminRoutes, { prefix: '/admin' });
 };
 

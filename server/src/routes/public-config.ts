@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
+import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
 
 /**
  * What the browser needs to know at run time (never baked in at build time),
@@ -20,7 +20,7 @@ const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
       scope: 'email openid profile',
     },
     api: { baseUrl: web.apiBaseUrl, secondBaseUrl: web.secondApiBaseUrl },
-    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH },
+    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH },
   };
   fastify.get('/config.json', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');

@@ -12,6 +12,7 @@ export class AccountPage {
   readonly deleteAccount: Locator;
   readonly confirmUsername: Locator;
   readonly confirmDelete: Locator;
+  readonly downloadData: Locator;
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
@@ -24,6 +25,7 @@ export class AccountPage {
     this.deleteAccount = page.getByRole('button', { name: 'Delete account' });
     this.confirmUsername = page.getByLabel('Your username');
     this.confirmDelete = page.getByRole('button', { name: 'Delete for good' });
+    this.downloadData = page.getByRole('button', { name: 'Download my data' });
   }
 
   async goto(): Promise<void> {

@@ -4,6 +4,7 @@ import { expect, type Locator, type Page } from '@playwright/test';
 export class CreatePostPage {
   readonly fileInput: Locator;
   readonly caption: Locator;
+  readonly altText: Locator;
   readonly counter: Locator;
   readonly anonymous: Locator;
   readonly anonymousHint: Locator;
@@ -16,6 +17,7 @@ export class CreatePostPage {
   constructor(private readonly page: Page) {
     this.fileInput = page.getByLabel('Choose a photo');
     this.caption = page.getByLabel('Caption');
+    this.altText = page.getByLabel('Describe the photo');
     this.counter = page.getByText(/^\d+\/2200$/);
     this.anonymous = page.getByRole('switch', { name: 'Post Anonymously' });
     this.anonymousHint = page.getByText('Hide your username from this post');
@@ -36,10 +38,11 @@ export class CreatePostPage {
   }
 
   /** Fills the form and shares; resolves once the app has gone to the own profile. */
-  async create(file: string, caption: string, anonymous = false): Promise<void> {
+  async create(file: string, caption: string, anonymous = false, altText = ''): Promise<void> {
     await this.choose(file);
     await expect(this.preview).toBeVisible();
     await this.caption.fill(caption);
+    if (altText) await this.altText.fill(altText);
     if (anonymous) await this.anonymous.check();
     await this.submit.click();
     await this.page.waitForURL('**/app/account');

@@ -8,6 +8,8 @@ export class NavBar {
   readonly create: Locator;
   readonly search: Locator;
   readonly profile: Locator;
+  /** The bell: its name says how many are unread ("Notifications, 2 unread"). */
+  readonly notifications: Locator;
   /** Shown to operators only. */
   readonly admin: Locator;
 
@@ -19,5 +21,6 @@ export class NavBar {
     this.search = this.nav.getByRole('link', { name: 'Search' });
     this.profile = this.nav.getByRole('link', { name: 'Profile' });
     this.admin = this.nav.getByRole('link', { name: 'Admin' });
+    this.notifications = this.nav.getByRole('link', { name: /^Notifications/ });
   }
 }

@@ -17,6 +17,9 @@ const FollowFeedPage = lazy(() =>
 const SearchProfilePage = lazy(() =>
   import('@/features/search-profile/search-profile-page').then((m) => ({ default: m.SearchProfilePage })),
 );
+const NotificationsPage = lazy(() =>
+  import('@/features/notifications/notifications-page').then((m) => ({ default: m.NotificationsPage })),
+);
 const AdminPage = lazy(() => import('@/features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
 const ProfilePage = lazy(() => import('@/features/profile/profile-page').then((m) => ({ default: m.ProfilePage })));
 
@@ -42,6 +45,8 @@ export const router = createBrowserRouter([
       { path: 'follow-feed', element: <FollowFeedPage /> },
       { path: 'search-profile', element: <SearchProfilePage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
+      // Not in the spec: likes, comments and follows of yours (docs/api.md, "Notifications").
+      { path: 'notifications', element: <NotificationsPage /> },
       // Not in the spec: the operator's page (docs/api.md, "Moderation").
       { path: 'admin', element: <AdminPage /> },
       { path: '*', element: <NotFound /> },

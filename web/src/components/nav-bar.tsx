@@ -1,9 +1,10 @@
 import { useEffect } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
-import { BeerIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
+import { BeerIcon, BellIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
 import { getMe, getUserPosts } from '@/lib/api';
 import { useMe } from '@/lib/me-context';
+import { useUnreadNotifications } from '@/lib/unread-notifications';
 import styles from './nav-bar.module.css';
 
 const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? `${styles.item} ${styles.active}` : styles.item);
@@ -13,6 +14,7 @@ export function NavBar() {
   const { me, updateMe } = useMe();
   const { pathname } = useLocation();
   const onAccount = pathname.startsWith('/app/account');
+  const unread = useUnreadNotifications(true);
 
   // The avatar needs the user's picture; the own-profile screen loads it itself.
   useEffect(() => {
@@ -70,6 +72,27 @@ export function NavBar() {
           <NavLink to="/app/search-profile" className={linkClass}>
             <SearchIcon />
             <span className={styles.label}>Search</span>
+          </NavLink>
+          <NavLink
+            to="/app/notifications"
+            className={linkClass}
+            aria-label={unread > 0 ? `Notifications, ${unread} unread` : 'Notifications'}
+          >
+            {({ isActive }) => (
+              <>
+                <span className={styles.bell}>
+                  <BellIcon filled={isActive} />
+                  {unread > 0 && (
+                    <span className={styles.badge} aria-hidden="true">
+                      {unread > 99 ? '99+' : unread}
+                    </span>
+                  )}
+                </span>
+                <span className={styles.label} aria-hidden="true">
+                  Activity
+                </span>
+              </>
+            )}
           </NavLink>
           {me?.isOperator && (
             <NavLink to="/app/admin" className={linkClass}>

@@ -2,11 +2,12 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, ShareIcon, TrashIcon } from '@/components/icons';
+import { EditAltTextDialog } from '@/components/alt-text';
 import { ReportDialog } from '@/components/report-dialog';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import type { Comment, Post } from '@/lib/api';
-import { authorName, formatDate, likesText } from '@/lib/format';
+import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
 import styles from './post-card.module.css';
 
 interface PostCardProps {
@@ -32,6 +33,9 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
   const inputId = useId();
   const comments = allComments ?? post.comments;
   const [reporting, setReporting] = useState<{ kind: 'post' | 'comment'; id: number } | null>(null);
+  const [showAlt, setShowAlt] = useState(false);
+  const [editingAlt, setEditingAlt] = useState(false);
+  const altId = useId();
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -162,13 +166,43 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
           width={post.width || undefined}
           height={post.height || undefined}
           style={post.width && post.height ? { aspectRatio: `${post.width} / ${post.height}` } : undefined}
-          alt={post.caption ? `Photo: ${post.caption}` : `Photo shared by ${name}`}
+          alt={photoAlt(post)}
           loading={eager ? 'eager' : 'lazy'}
           fetchPriority={eager ? 'high' : 'auto'}
           decoding="async"
           onDoubleClick={() => !post.likedByUser && toggleLike()}
         />
+        {post.altText && (
+          <button
+            type="button"
+            className={styles.altBadge}
+            aria-expanded={showAlt}
+            aria-controls={altId}
+            aria-label={showAlt ? 'Hide the photo description' : 'Show the photo description'}
+            onClick={() => setShowAlt((v) => !v)}
+          >
+            ALT
+          </button>
+        )}
       </div>
+      {post.altText && showAlt && (
+        <p id={altId} className={styles.altText}>
+          <strong>Photo description:</strong> {post.altText}
+        </p>
+      )}
+      {post.isOwner && (
+        <button type="button" className={styles.altEdit} onClick={() => setEditingAlt(true)}>
+          {post.altText ? 'Edit photo description' : 'Add a photo description'}
+        </button>
+      )}
+      {editingAlt && (
+        <EditAltTextDialog
+          postId={post.postid}
+          current={post.altText}
+          onSaved={(altText) => onChange({ ...post, altText })}
+          onClose={() => setEditingAlt(false)}
+        />
+      )}
 
       <div className={styles.body}>
         <div className={styles.actions}>

@@ -1,6 +1,6 @@
 import { CommentIcon, HeartIcon } from '@/components/icons';
 import type { Post } from '@/lib/api';
-import { formatCount } from '@/lib/format';
+import { formatCount, photoAlt } from '@/lib/format';
 import styles from './post-grid.module.css';
 
 interface PostGridProps {
@@ -26,7 +26,7 @@ export function PostGrid({ posts, showAnonymousBadge = false, onOpen }: PostGrid
           >
             <img
               src={post.thumbnailUrl || post.s3Url}
-              alt={post.caption ? `Photo: ${post.caption}` : 'Photo'}
+              alt={photoAlt(post)}
               width={400}
               height={400}
               loading={i < 9 ? 'eager' : 'lazy'}

@@ -12,6 +12,7 @@ import type {
   LikeStateView as LikeState,
   MeView as Me,
   ModerationNoticeView as ModerationNotice,
+  NotificationGroupView as NotificationGroup,
   OwnProfileView as UserPosts,
   PostView as Post,
   ProfileMatchView as ProfileResult,
@@ -27,6 +28,7 @@ export type {
   LikeState,
   Me,
   ModerationNotice,
+  NotificationGroup,
   Post,
   ProfileResult,
   ReportReason,
@@ -51,7 +53,7 @@ export class ApiError extends Error {
 type Host = 'main' | 'second';
 
 interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   host?: Host;
   credentials?: RequestCredentials;
@@ -63,13 +65,14 @@ function baseUrl(host: Host): string {
   return host === 'second' ? api.secondBaseUrl : api.baseUrl;
 }
 
-async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+/** The answer to an API call that succeeded (2xx); 401 ends the session, any other refusal throws its message. */
+async function call(path: string, opts: RequestOptions = {}, accept = 'application/json'): Promise<Response> {
   const token = getToken();
   if (!token) {
     endSessionUnauthorized();
     throw new ApiError(401, 'Not signed in');
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${baseUrl(opts.host ?? 'main')}${path}`, {
     method: opts.method ?? 'GET',
@@ -92,7 +95,11 @@ async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
     }
     throw new ApiError(res.status, message);
   }
-  return (await res.json()) as T;
+  return res;
+}
+
+async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  return (await (await call(path, opts)).json()) as T;
 }
 
 const q = (params: Record<string, string | number | undefined>) => {
@@ -179,6 +186,16 @@ export const getStorage = () => request<{ usedBytes: number; quotaBytes: number 
 export const deleteAccount = (confirmUsername: string) =>
   request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
 
+// --- notifications (docs/api.md, "Notifications") ---------------------------
+
+export const getUnreadNotifications = (signal?: AbortSignal) =>
+  request<{ unread: number }>('/api/notifications/unread', { signal });
+export const getNotifications = ({ limit, cursor, signal }: PageParams) =>
+  request<NotificationGroup[]>(`/api/notifications${q({ limit, cursor })}`, { signal });
+/** Marks read everything up to `upTo` (the newest notification shown); answers what stays unread. */
+export const markNotificationsRead = (upTo: number) =>
+  request<{ unread: number }>('/api/notifications/read', { method: 'POST', body: { upTo } });
+
 // --- moderation (docs/api.md, "Moderation") --------------------------------
 
 /** Who the signed-in person is to this server: operator or not, suspended or not. */
@@ -208,6 +225,40 @@ export const suspend = (username: string, reason: string) =>
   request<Done>(`/api/admin/users/${encodeURIComponent(username)}/suspend`, { method: 'POST', body: { reason } });
 export const liftSuspension = (username: string) =>
   request<Done>(`/api/admin/users/${encodeURIComponent(username)}/suspend`, { method: 'DELETE', body: {} });
+
+// --- data export (docs/api.md, "Your data export") --------------------------
+
+/**
+ * "Download my data": GET /api/export, read as it arrives. The server streams the zip
+ * without a Content-Length, so `onProgress` gets the bytes received so far, not a
+ * fraction. The answer is kept as a Blob (browsers keep big ones on disk) for the
+ * caller to save; `fileName` is the server's, when its header is readable here.
+ */
+export async function downloadExport(
+  onProgress: (bytesReceived: number) => void,
+  signal?: AbortSignal,
+): Promise<{ zip: Blob; fileName: string | null }> {
+  const res = await call('/api/export', { signal }, 'application/zip, application/json');
+  if (!res.body) throw new ApiError(0, 'This browser cannot read the download.');
+  const reader = res.body.getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.length;
+      onProgress(received);
+    }
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    // The server cuts the connection when the export fails part-way: what came is not a whole zip.
+    throw new ApiError(0, 'The download broke off before the end. Please try again.');
+  }
+  const fileName = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? null;
+  return { zip: new Blob(chunks, { type: 'application/zip' }), fileName };
+}
 
 // --- uploads -----------------------------------------------------------------
 
@@ -246,11 +297,16 @@ export async function createPost(
   caption: string,
   isAnonymous: boolean,
   onProgress?: (fraction: number) => void,
+  altText = '',
 ): Promise<Post> {
   const { uploadUrl, s3Key } = await presignUpload(file, false);
   await putFile(uploadUrl, file, onProgress);
-  return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous } });
+  return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous, altText } });
 }
+
+/** The author describes their photo anew ('' takes the description away). */
+export const updateAltText = (postId: number, altText: string) =>
+  request<{ postid: number; altText: string }>(`/api/post?postId=${postId}`, { method: 'PATCH', body: { altText } });
 
 export async function changeProfilePicture(
   file: File,

@@ -12,7 +12,7 @@ export interface AppConfig {
     scope: string;
   };
   api: { baseUrl: string; secondBaseUrl: string };
-  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number };
+  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number; altTextMaxLength: number };
 }
 
 let config: AppConfig | null = null;

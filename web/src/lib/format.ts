@@ -29,6 +29,12 @@ export function formatCount(n: number): string {
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
 }
 
+/** The photo's alt text: the author's description, else one made from the caption (never the file name). */
+export function photoAlt(post: { altText: string; caption: string; isAnonymous: boolean; username: string | null }): string {
+  if (post.altText) return post.altText;
+  return post.caption ? `Photo: ${post.caption}` : `Photo shared by ${authorName(post)}`;
+}
+
 /** A size as people read it: 512 KB, 3.4 MB, 1 GB. */
 export function readableBytes(bytes: number): string {
   const units: [number, string][] = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']];

@@ -17,6 +17,7 @@ import { usePagedList } from '@/lib/use-paged-list';
 import styles from './account-page.module.css';
 import { BlockedPeople } from './blocked-people';
 import { DeleteAccount } from './delete-account';
+import { DownloadData } from './download-data';
 import { ModerationNotices } from './moderation-notices';
 import { StorageUse } from './storage-use';
 
@@ -184,6 +185,7 @@ export function AccountPage() {
             Logout
           </button>
         </div>
+        {summary.username && <DownloadData username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />
         {photoProgress !== null && (

@@ -15,12 +15,13 @@ export function CreatePostPage() {
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
   const [caption, setCaption] = useState('');
+  const [altText, setAltText] = useState('');
   const [anonymous, setAnonymous] = useState(false);
   const [sharing, setSharing] = useState(false);
   const [progress, setProgress] = useState(0);
   const [poster, setPoster] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
-  const ids = { file: useId(), caption: useId(), counter: useId(), anon: useId(), hint: useId() };
+  const ids = { file: useId(), caption: useId(), counter: useId(), anon: useId(), hint: useId(), alt: useId(), altHint: useId() };
 
   // The spec: a user-info failure here sends the user back to the start.
   useEffect(() => {
@@ -72,7 +73,7 @@ export function CreatePostPage() {
     setSharing(true);
     setProgress(0);
     try {
-      await api.createPost(file, caption.trim(), anonymous, setProgress);
+      await api.createPost(file, caption.trim(), anonymous, setProgress, altText.trim());
       navigate('/app/account');
     } catch (err) {
       console.error(err);
@@ -182,6 +183,33 @@ export function CreatePostPage() {
             }}
             disabled={sharing}
           />
+        </div>
+
+        <div className={styles.field}>
+          <div className={styles.labelRow}>
+            <label htmlFor={ids.alt} className={styles.label}>
+              Describe the photo <span className={styles.optional}>(alt text, optional)</span>
+            </label>
+            <span className={styles.counter}>
+              {altText.length}/{getConfig().limits.altTextMaxLength}
+            </span>
+          </div>
+          <textarea
+            id={ids.alt}
+            className={styles.textarea}
+            value={altText}
+            maxLength={getConfig().limits.altTextMaxLength}
+            rows={2}
+            placeholder="A frosty lager on the shower shelf, steam all around…"
+            aria-describedby={ids.altHint}
+            onChange={(e) => setAltText(e.target.value)}
+            disabled={sharing}
+          />
+          <p id={ids.altHint} className={`${styles.hint} ${file && !altText.trim() ? styles.nudge : ''}`}>
+            {file && !altText.trim()
+              ? 'Adding a description helps people who use a screen reader enjoy your photo too.'
+              : 'Read aloud to people who cannot see the photo.'}
+          </p>
         </div>
 
         <div className={styles.toggleRow}>

@@ -1,0 +1,1 @@
+ALTER TABLE `posts` ADD `alt_text` text DEFAULT '' NOT NULL;

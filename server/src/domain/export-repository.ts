@@ -1,0 +1,152 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Rows read per statement. Each page is its own short statement on the shared
+ * connection: an open iterator (stmt.iterate()) would keep the connection busy
+ * between the awaits of a slow download, and every other request would fail on it.
+ */
+export const EXPORT_PAGE = 250;
+
+export interface ExportProfileRow {
+  id: number;
+  username: string;
+  email: string | null;
+  createdAt: number;
+  pictureKey: string | null;
+  suspendedAt: number | null;
+  suspensionReason: string | null;
+}
+
+export interface ExportPostRow {
+  id: number;
+  createdAt: number;
+  caption: string;
+  /** '' when none. */
+  altText: string;
+  isAnonymous: number;
+  mediaKey: string;
+  width: number;
+  height: number;
+  likeCount: number;
+  commentCount: number;
+}
+
+/** A comment or like with what the anonymity rule needs to know about its post (views.ts, authorHidden). */
+interface OnPost {
+  postId: number;
+  postUserId: number;
+  postIsAnonymous: number;
+  postAuthor: string;
+  createdAt: number;
+}
+
+export interface ExportCommentRow extends OnPost {
+  id: number;
+  content: string;
+}
+
+export interface ExportLikeRow extends OnPost {
+  /** The like's rowid: its keyset (likes_user_idx orders by it), in the order likes were given. */
+  seq: number;
+}
+
+export interface ExportFollowRow {
+  /** The other person's id: the keyset of both follow lists. */
+  userId: number;
+  username: string;
+  createdAt: number;
+}
+
+/**
+ * What the data export reads (domain/export-service.ts), in keyset pages of
+ * EXPORT_PAGE rows, each by an index that holds the person's rows in key order
+ * (comments_user_idx, likes_user_idx, the follows primary key and
+ * follows_followee_idx), except posts: posts_user_feed_idx finds the person's
+ * posts and SQLite sorts them by id per page, which for 1,000 posts is
+ * ~1,000 index entries a page.
+ */
+export function createExportRepository(sqlite: Database.Database) {
+  const profile = sqlite.prepare<[number], ExportProfileRow>(`
+    SELECT id, username, email, created_at AS createdAt, profile_picture_key AS pictureKey,
+      suspended_at AS suspendedAt, suspension_reason AS suspensionReason
+    FROM users WHERE id = ? AND deleted_at IS NULL`);
+
+  // The last post (or picture) there is when the export starts: both passes (data.json,
+  // then the photos) stop there, so a post made meanwhile is in neither.
+  const lastPostId = sqlite
+    .prepare<[number], number>('SELECT coalesce(max(id), 0) FROM posts WHERE user_id = ?')
+    .pluck();
+
+  // Hidden posts (the author suspended) are theirs all the same.
+  const posts = sqlite.prepare<{ me: number; pictures: 0 | 1; after: number; upTo: number }, ExportPostRow>(`
+    SELECT id, created_at AS createdAt, caption, alt_text AS altText, is_anonymous AS isAnonymous, media_key AS mediaKey,
+      width, height, like_count AS likeCount, comment_count AS commentCount
+    FROM posts INDEXED BY posts_user_feed_idx
+    WHERE user_id = @me AND is_profile_picture = @pictures AND id > @after AND id <= @upTo
+    ORDER BY id
+    LIMIT ${EXPORT_PAGE}`);
+
+  const comments = sqlite.prepare<{ me: number; after: number }, ExportCommentRow>(`
+    SELECT c.id, c.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
+      u.username AS postAuthor, c.created_at AS createdAt, c.content
+    FROM comments c INDEXED BY comments_user_idx
+    JOIN posts p ON p.id = c.post_id
+    JOIN users u ON u.id = p.user_id
+    WHERE c.user_id = @me AND c.id > @after
+    ORDER BY c.id
+    LIMIT ${EXPORT_PAGE}`);
+
+  const likes = sqlite.prepare<{ me: number; after: number }, ExportLikeRow>(`
+    SELECT l.rowid AS seq, l.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
+      u.username AS postAuthor, l.created_at AS createdAt
+    FROM likes l INDEXED BY likes_user_idx
+    JOIN posts p ON p.id = l.post_id
+    JOIN users u ON u.id = p.user_id
+    WHERE l.user_id = @me AND l.rowid > @after
+    ORDER BY l.rowid
+    LIMIT ${EXPORT_PAGE}`);
+
+  const following = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
+    SELECT f.followee_id AS userId, u.username, f.created_at AS createdAt
+    FROM follows f JOIN users u ON u.id = f.followee_id
+    WHERE f.follower_id = @me AND f.followee_id > @after
+    ORDER BY f.followee_id
+    LIMIT ${EXPORT_PAGE}`);
+
+  const followers = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
+    SELECT f.follower_id AS userId, u.username, f.created_at AS createdAt
+    FROM follows f INDEXED BY follows_followee_idx JOIN users u ON u.id = f.follower_id
+    WHERE f.followee_id = @me AND f.follower_id > @after
+    ORDER BY f.follower_id
+    LIMIT ${EXPORT_PAGE}`);
+
+  return {
+    /** The live account, or undefined when it does not exist or was removed. */
+    profile: (userId: number) => profile.get(userId),
+    lastPostId: (userId: number) => lastPostId.get(userId) ?? 0,
+    /** Posts (`pictures` false) or profile pictures (true) with id in (after, upTo], by id. */
+    posts: (userId: number, pictures: boolean, after: number, upTo: number) =>
+      posts.all({ me: userId, pictures: pictures ? 1 : 0, after, upTo }),
+    comments: (userId: number, after: number) => comments.all({ me: userId, after }),
+    likes: (userId: number, after: number) => likes.all({ me: userId, after }),
+    following: (userId: number, after: number) => following.all({ me: userId, after }),
+    followers: (userId: number, after: number) => followers.all({ me: userId, after }),
+  };
+}
+
+export type ExportRepository = ReturnType<typeof createExportRepository>;
+
+/**
+ * Every row of a keyset-paged read, one page at a time: `read(after)` gives the
+ * page after key `after` (0 first), `keyOf` the key of a row. The caller may
+ * await between pages; nothing stays open on the connection meanwhile.
+ */
+export function* keysetPages<R>(read: (after: number) => R[], keyOf: (row: R) => number): Generator<R[]> {
+  let after = 0;
+  for (;;) {
+    const page = read(after);
+    if (page.length > 0) yield page;
+    if (page.length < EXPORT_PAGE) return;
+    after = keyOf(page[page.length - 1]!);
+  }
+}

@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { NotificationGroup, UnreadNotifications, type NotificationGroupView } from '../domain/api-shapes.js';
+import type { NotificationGroupRow } from '../domain/notifications-repository.js';
+import { pictureUrl } from '../domain/views.js';
+import { badRequest } from '../errors.js';
+import { mediaUrls } from '../storage/media-keys.js';
+import { errors, writeErrors } from './api-schemas.js';
+
+const DAY_MS = 86_400_000;
+const NotificationId = Type.String({ pattern: '^[0-9]{1,15}$' });
+
+function groupView(row: NotificationGroupRow, seenId: number): NotificationGroupView {
+  const actors = (JSON.parse(row.actors) as Array<[string, string | null]>).map(([username, key]) => ({
+    username,
+    profilePictureUrl: pictureUrl(key),
+  }));
+  return {
+    groupId: row.id,
+    kind: row.kind,
+    post: row.postId !== null && row.mediaKey !== null ? { postid: row.postId, thumbnailUrl: mediaUrls(row.mediaKey).thumbnailUrl } : null,
+    day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
+    actors,
+    actorCount: row.actorCount,
+    count: row.count,
+    excerpt: row.excerpt,
+    latestAt: new Date(row.latestAt).toISOString(),
+    unread: row.latestId > seenId,
+    latestId: row.latestId,
+    cursor: String(row.latestId),
+  };
+}
+
+/** The bell's unread count, the Notifications screen (grouped, newest first, keyset pages), and marking read. */
+const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { notifications, writes } = fastify;
+
+  // Polled by the web app every 30 s at most while a tab is visible: one primary-key read.
+  fastify.get('/notifications/unread', { schema: { response: { 200: UnreadNotifications, ...errors } } }, async (request) => ({
+    unread: notifications.unread(request.user.id),
+  }));
+
+  fastify.get(
+    '/notifications',
+    {
+      schema: {
+        querystring: Type.Object(
+          { limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }), cursor: Type.Optional(NotificationId) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(NotificationGroup), ...errors },
+      },
+    },
+    async (request) => {
+      const before = request.query.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(request.query.cursor);
+      const seenId = notifications.seenId(request.user.id);
+      return notifications.page(request.user.id, before, request.query.limit).map((row) => groupView(row, seenId));
+    },
+  );
+
+  fastify.post(
+    '/notifications/read',
+    {
+      schema: {
+        body: Type.Object({ upTo: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+        response: { 200: UnreadNotifications, ...writeErrors },
+      },
+    },
+    async (request) => {
+      const { upTo } = request.body;
+      if (!Number.isSafeInteger(upTo)) throw badRequest('upTo must be a notification id.');
+      return { unread: await writes.run(() => notifications.markRead(request.user.id, upTo)) };
+    },
+  );
+};
+
+export default notificationRoutes;

@@ -1,0 +1,65 @@
+import { useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import { Modal } from '@/components/modal';
+import modal from '@/components/modal.module.css';
+import * as api from '@/lib/api';
+import { getConfig } from '@/lib/config';
+
+interface EditAltTextProps {
+  postId: number;
+  current: string;
+  onSaved: (altText: string) => void;
+  onClose: () => void;
+}
+
+/** The author describes their photo afterwards (an empty text takes the description away). */
+export function EditAltTextDialog({ postId, current, onSaved, onClose }: EditAltTextProps) {
+  const [text, setText] = useState(current);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const max = getConfig().limits.altTextMaxLength;
+  return (
+    <Modal title="Describe the photo" onClose={onClose}>
+      {(close) => (
+        <form
+          className={modal.form}
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (busy) return;
+            setBusy(true);
+            setError(null);
+            try {
+              onSaved((await api.updateAltText(postId, text.trim())).altText);
+              close();
+            } catch (err) {
+              setError(err instanceof api.ApiError ? err.message : 'The description could not be saved. Please try again.');
+              setBusy(false);
+            }
+          }}
+        >
+          <label htmlFor={id} className={modal.label}>
+            Alt text
+          </label>
+          <textarea id={id} className={modal.textarea} value={text} maxLength={max} onChange={(e) => setText(e.target.value)} autoFocus />
+          <p className={modal.hint}>
+            Read aloud to people who cannot see the photo. Say what is in it: the beer, the place, the mood. {text.length}/{max}
+          </p>
+          {error && (
+            <p className={modal.error} role="alert">
+              {error}
+            </p>
+          )}
+          <div className={modal.buttons}>
+            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
+              Cancel
+            </button>
+            <button type="submit" className={buttons.primary} disabled={busy}>
+              {busy ? 'Saving...' : 'Save'}
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}

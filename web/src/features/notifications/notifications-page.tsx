@@ -1,0 +1,125 @@
+import { useCallback, useEffect, useRef } from 'react';
+import { Link } from 'react-router-dom';
+import { Avatar } from '@/components/avatar';
+import { BellIcon } from '@/components/icons';
+import page from '@/components/page.module.css';
+import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import * as api from '@/lib/api';
+import type { NotificationGroup } from '@/lib/api';
+import { setUnreadNotifications } from '@/lib/unread-notifications';
+import { usePagedList } from '@/lib/use-paged-list';
+import styles from './notifications-page.module.css';
+
+const PAGE = 20;
+
+/** "Today", "Yesterday", or the date, for a group's UTC day. */
+function dayHeading(day: string): string {
+  const today = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  if (day === today) return 'Today';
+  if (day === yesterday) return 'Yesterday';
+  return new Date(`${day}T12:00:00Z`).toLocaleDateString(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
+}
+
+function Name({ username }: { username: string }) {
+  return (
+    <Link to={`/app/profile/${encodeURIComponent(username)}`} className={styles.name}>
+      {username}
+    </Link>
+  );
+}
+
+/** "bob, dave and 3 others liked your post." */
+function Sentence({ group }: { group: NotificationGroup }) {
+  const [first, second] = group.actors;
+  const others = group.actorCount - (second ? 2 : 1);
+  const who = (
+    <>
+      {first && <Name username={first.username} />}
+      {second && (others > 0 ? ', ' : ' and ')}
+      {second && <Name username={second.username} />}
+      {others > 0 && ` and ${others} ${others === 1 ? 'other' : 'others'}`}
+    </>
+  );
+  if (group.kind === 'follow') return <>{who} started following you.</>;
+  if (group.kind === 'like') return <>{who} liked your post.</>;
+  const times = group.count > group.actorCount ? ` (${group.count} comments)` : '';
+  return (
+    <>
+      {who} commented on your post{times}
+      {group.excerpt ? `: “${group.excerpt}”` : '.'}
+    </>
+  );
+}
+
+/** `/app/notifications`: likes, comments and follows, grouped per post and day, newest first; seen ones are marked read. */
+export function NotificationsPage() {
+  const fetchPage = useCallback(
+    (cursor: string | undefined, signal: AbortSignal) => api.getNotifications({ limit: PAGE, cursor, signal }),
+    [],
+  );
+  const list = usePagedList(fetchPage, PAGE);
+  const markedUpTo = useRef(0);
+
+  // What is on screen has been seen: mark read up to the newest shown, once per newer arrival.
+  const newest = list.items[0]?.latestId ?? 0;
+  useEffect(() => {
+    if (newest <= markedUpTo.current) return;
+    markedUpTo.current = newest;
+    api
+      .markNotificationsRead(newest)
+      .then((r) => setUnreadNotifications(r.unread))
+      .catch((err: unknown) => console.error('Marking notifications read failed', err));
+  }, [newest]);
+
+  let lastDay = '';
+  return (
+    <div className={page.page}>
+      <h1 className={page.title}>Notifications</h1>
+      {list.items.length === 0 && list.error && <ErrorMessage text="We couldn't load your notifications." onRetry={list.retry} />}
+      {list.items.length === 0 && !list.error && !list.done && <Loading />}
+      {list.items.length === 0 && list.done && (
+        <EmptyState
+          icon={<BellIcon size={28} />}
+          title="No notifications yet"
+          text="When someone likes or comments on your posts, or follows you, you'll see it here."
+        />
+      )}
+      {list.items.length > 0 && (
+        <ol className={styles.list} aria-label="Notifications, newest first">
+          {list.items.map((g) => {
+            const heading = dayHeading(g.day) !== lastDay ? dayHeading(g.day) : null;
+            lastDay = dayHeading(g.day);
+            return (
+              <li key={g.groupId} className={styles.entry}>
+                {heading && <h2 className={styles.day}>{heading}</h2>}
+                <article className={`${styles.item} ${g.unread ? styles.unread : ''}`}>
+                  <span className={styles.avatars} aria-hidden="true">
+                    {g.actors.slice(0, 2).map((a) => (
+                      <Avatar key={a.username} name={a.username} pictureUrl={a.profilePictureUrl} size={36} decorative />
+                    ))}
+                  </span>
+                  <p className={styles.text}>
+                    <Sentence group={g} />
+                    {g.unread && <span className="visually-hidden"> (new)</span>}
+                    <time className={styles.time} dateTime={g.latestAt}>
+                      {new Date(g.latestAt).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })}
+                    </time>
+                  </p>
+                  {g.post && (
+                    <Link to="/app/account" className={styles.thumbLink} aria-label="Your post, on your profile">
+                      <img src={g.post.thumbnailUrl} alt="" width={48} height={48} loading="lazy" decoding="async" />
+                    </Link>
+                  )}
+                </article>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {list.items.length > 0 && list.error && <ErrorMessage text="We couldn't load more." onRetry={list.retry} />}
+      {list.items.length > 0 && list.loading && <Loading />}
+      {!list.done && list.items.length > 0 && <div ref={list.sentinelRef} className={page.sentinel} />}
+    </div>
+  );
+}

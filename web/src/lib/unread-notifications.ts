@@ -1,0 +1,55 @@
+import { useEffect, useSyncExternalStore } from 'react';
+import { getUnreadNotifications } from '@/lib/api';
+
+/**
+ * The bell's unread count, shared by the nav bar and the Notifications screen. While
+ * the app is open it asks the server at most once every 30 s, and only while the tab
+ * is visible (GET /api/notifications/unread reads one row).
+ */
+const POLL_MS = 30_000;
+
+let unread = 0;
+let lastAsked = 0;
+const listeners = new Set<() => void>();
+
+function publish(n: number) {
+  if (n === unread) return;
+  unread = n;
+  for (const l of listeners) l();
+}
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Sets the count from an answer that carries it (marking read answers what stays unread). */
+export const setUnreadNotifications = publish;
+
+async function refresh(signal?: AbortSignal) {
+  lastAsked = Date.now();
+  try {
+    publish((await getUnreadNotifications(signal)).unread);
+  } catch {
+    // Offline or signed out: the next poll tries again.
+  }
+}
+
+/** The current count, kept fresh while mounted (the nav bar mounts it once). */
+export function useUnreadNotifications(poll = false): number {
+  useEffect(() => {
+    if (!poll) return;
+    const ac = new AbortController();
+    const due = () => !document.hidden && Date.now() - lastAsked >= POLL_MS;
+    void refresh(ac.signal);
+    const timer = window.setInterval(() => due() && void refresh(ac.signal), POLL_MS);
+    const onVisible = () => due() && void refresh(ac.signal);
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      ac.abort();
+      window.clearInterval(timer);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [poll]);
+  return useSyncExternalStore(subscribe, () => unread);
+}
