@@ -24,7 +24,7 @@ const DISCOVER = `SELECT ${COLUMNS}
 const FOLLOWING = `WITH cand AS MATERIALIZED (
     SELECT p.id FROM follows f
     JOIN posts p INDEXED BY posts_user_feed_idx
-      ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0
+      ON p.user_id = f.followee_id AND p.is_profile_picture = 0 AND p.is_anonymous = 0 AND p.hidden = 0
     WHERE f.follower_id = @viewer AND ${BEFORE}
     ORDER BY p.created_at DESC, p.id DESC ${limitBy('@limit')})
   SELECT ${COLUMNS} FROM cand JOIN posts p ON p.id = cand.id JOIN users u ON u.id = p.user_id
