@@ -60,8 +60,14 @@ export function createNotificationsRepository(sqlite: Database.Database) {
           AND n.id > @upTo)
     WHERE id = @user`);
 
+  // The newest notification the person has: marking read never reaches past it, so an
+  // upTo from the future cannot hide notifications that have not happened yet.
+  const newestId = sqlite.prepare<[number], number>(
+    'SELECT coalesce(max(latest_id), 0) FROM notification_groups WHERE user_id = ?',
+  ).pluck();
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
-    if (upTo > (seenId.get(user) ?? 0)) markSeen.run({ user, upTo });
+    const target = Math.min(upTo, newestId.get(user) ?? 0);
+    if (target > (seenId.get(user) ?? 0)) markSeen.run({ user, upTo: target });
     return unread.get(user) ?? 0;
   });
 
