@@ -1,13 +1,8 @@
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { expect, makeImage, secondPerson, signUp, test, uniqueText } from './fixtures';
+import { expect, makeImage, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
 
-const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 } },
-  { name: 'desktop', viewport: { width: 1280, height: 900 } },
-] as const;
-
-for (const { name, viewport } of SIZES) {
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`alt text on a ${name}`, () => {
     test.use({ viewport });
 

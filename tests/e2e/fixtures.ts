@@ -8,6 +8,12 @@ import { LoginPage } from './pages/login-page';
 import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
 
 export { expect };
+
+/** The two screens the features beyond the spec are checked on: a phone (390×844) and a desktop. */
+export const PHONE_AND_DESKTOP = [
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+  { name: 'desktop', viewport: { width: 1280, height: 900 } },
+] as const;
 export type { Credentials };
 
 const runId = `${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;

@@ -8,6 +8,7 @@ import {
   createPostViaApi,
   expect,
   operatorOrSkip,
+  PHONE_AND_DESKTOP,
   secondPerson,
   signInAsOperator,
   signUp,
@@ -15,12 +16,7 @@ import {
   uniqueText,
 } from './fixtures';
 
-const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 } },
-  { name: 'desktop', viewport: { width: 1280, height: 900 } },
-] as const;
-
-for (const { name, viewport } of SIZES) {
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`moderation on a ${name}`, () => {
     test.use({ viewport });
 

@@ -1,13 +1,8 @@
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
-import { createPostViaApi, expect, secondPerson, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
 
-const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 } },
-  { name: 'desktop', viewport: { width: 1280, height: 900 } },
-] as const;
-
-for (const { name, viewport } of SIZES) {
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`notifications on a ${name}`, () => {
     test.use({ viewport });
 
