@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { findAppRoot } from '../../server/src/config.js';
 import { openDatabase } from '../../server/src/db/client.js';
+import { recountAllUnread } from '../../server/src/domain/notifications-repository.js';
 import { createSuspensionSteps } from '../../server/src/domain/suspension.js';
 import { writeSharedMedia, type SharedMedia } from './images.js';
 import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
@@ -63,7 +64,7 @@ export interface SeedInfo {
 }
 
 const DAY = 86_400_000;
-export const SEED_FORMAT = 3;
+export const SEED_FORMAT = 4;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {
@@ -156,7 +157,7 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   const community = generateCommunity(opts, span, media.length, rng);
   clock.phase('generate');
 
-  const { handle, indexes } = openForBulkLoad(dbFile);
+  const { handle, indexes, triggers } = openForBulkLoad(dbFile);
   const db = handle.sqlite;
   const users = inTransaction(db, () => insertUsers(db, community, media, rng));
   clock.phase('users');
@@ -172,6 +173,9 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   clock.phase('indexes');
   const moderation = inTransaction(db, () => insertModeration(db, community, span, rng));
   clock.phase('blocks+suspensions');
+  inTransaction(db, () => markNotificationsSeen(db, span));
+  for (const { sql } of triggers) db.exec(sql);
+  clock.phase('notifications');
   const finalCounts = readFinalCounts(db, community);
   analyzeAndClose(handle, opts.analyze);
   clock.phase('analyze+close');
@@ -383,7 +387,14 @@ function openForBulkLoad(dbFile: string) {
     )
     .all();
   for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
-  return { handle, indexes };
+  // The bell's triggers (migration 0012) would update a user row per like: counted once at the end instead.
+  const triggers = db
+    .prepare<[], { name: string; sql: string }>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name GLOB '*_unread_*'`,
+    )
+    .all();
+  for (const { name } of triggers) db.exec(`DROP TRIGGER "${name}"`);
+  return { handle, indexes, triggers };
 }
 
 function inTransaction<T>(db: Database.Database, write: () => T): T {
@@ -473,7 +484,8 @@ function insertPosts(
 
 /** Likes: distinct (post, user), inserted in primary-key order so the key index only appends. Returns how many. */
 function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: Rng): number {
-  const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at'], 400);
+  // recipient_id: the author (distinctUsers never picks the author, so no like is one's own).
+  const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at', 'recipient_id'], 400);
   const likeSeen = new Int32Array(c.N);
   const likers = new Int32Array(c.N);
   let likeTotal = 0;
@@ -488,6 +500,7 @@ function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: R
       likesIns.push(i + 1);
       likesIns.push(u + 1);
       likesIns.push(Math.floor(Math.min(span.end, Math.max(t, c.userCreated[u]!) + rng.exp(DAY))));
+      likesIns.push(c.author[i]! + 1);
     }
     likeTotal += n;
   }
@@ -497,18 +510,20 @@ function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: R
 
 /** Comments: per post, oldest first. Returns how many. */
 function insertComments(db: Database.Database, c: Community, span: TimeSpan, rng: Rng): number {
-  const commentsIns = inserter(db, 'comments', ['id', 'post_id', 'user_id', 'content', 'created_at']);
+  const commentsIns = inserter(db, 'comments', ['id', 'post_id', 'user_id', 'content', 'created_at', 'recipient_id']);
   let commentId = 0;
   for (let i = 0; i < c.P; i++) {
     const k = c.commentCount[i]!;
     let t = c.postTime[i]!;
     for (let n = 0; n < k; n++) {
       t = Math.min(span.end, t + rng.exp(DAY / 4));
+      const commenter = c.actSample();
       commentsIns.push(++commentId);
       commentsIns.push(i + 1);
-      commentsIns.push(c.actSample() + 1);
+      commentsIns.push(commenter + 1);
       commentsIns.push(rng.pick(COMMENTS));
       commentsIns.push(Math.floor(t));
+      commentsIns.push(commenter === c.author[i] ? null : c.author[i]! + 1);
     }
   }
   commentsIns.finish();
@@ -527,6 +542,16 @@ function insertFollows(db: Database.Database, c: Community, span: TimeSpan, rng:
     followsIns.push(Math.floor(since + rng.next() * (span.end - since)));
   }
   followsIns.finish();
+}
+
+/**
+ * Notifications as people who open the app have them: each has seen theirs up to 0 to 13
+ * days before the end (spread by id, no draw from the generator), so the bell counts what
+ * came since; then every bell is counted from the rows (notifications-repository.ts).
+ */
+function markNotificationsSeen(db: Database.Database, span: TimeSpan) {
+  db.prepare('UPDATE users SET notifications_seen_at = @end - ((id * 7919) % 14) * @day').run({ end: span.end, day: DAY });
+  recountAllUnread(db);
 }
 
 /** Users the moderation step leaves alone: the reader and the 200 most followed (the bench follows, views and likes them). */

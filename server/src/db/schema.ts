@@ -36,10 +36,14 @@ export const users = sqliteTable(
     suspensionReason: text('suspension_reason'),
     /** Blocks this user is part of, either way (domain/blocks-repository.ts): 0 picks the feed plans without block checks. */
     blockCount: integer('block_count').notNull().default(0),
-    /** Notifications newer than notifications_seen_id, kept by migration 0010's triggers: the bell's count is this one row. */
+    /**
+     * Likes, comments and follows of others on what is theirs newer than notifications_seen_at:
+     * the bell's count, one row by primary key. Kept by the write that makes or takes one back,
+     * in the UPDATE of this row that write already makes (domain/notifications-repository.ts).
+     */
     unreadNotifications: integer('unread_notifications').notNull().default(0),
-    /** The newest notification id the person has seen (opening the Notifications screen moves it). */
-    notificationsSeenId: integer('notifications_seen_id').notNull().default(0),
+    /** The created_at (ms) of the newest notification the person has seen (opening the Notifications screen moves it). */
+    notificationsSeenAt: integer('notifications_seen_at').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -63,6 +67,11 @@ export const posts = sqliteTable(
     mediaKey: text('media_key').notNull(),
     width: integer('width').notNull(),
     height: integer('height').notNull(),
+    /**
+     * Width of the smaller `<mediaKey>/medium.webp` rendition a phone's screen gets through
+     * srcset (images/pipeline.ts); 0 when there is none (a small photo, or one processed before it existed).
+     */
+    mediumWidth: integer('medium_width').notNull().default(0),
     likeCount: integer('like_count').notNull().default(0),
     commentCount: integer('comment_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
@@ -98,8 +107,20 @@ export const likes = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
+    /**
+     * Who is notified: the post's author, or null for a like of one's own post. No foreign
+     * key: the post's cascade removes the row with the author's posts.
+     */
+    recipientId: integer('recipient_id'),
   },
-  (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('likes_user_idx').on(t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.postId, t.userId] }),
+    index('likes_user_idx').on(t.userId),
+    // A person's notifications, newest first (domain/notifications-repository.ts).
+    index('likes_recipient_idx')
+      .on(t.recipientId, t.createdAt)
+      .where(sql`${t.recipientId} IS NOT NULL`),
+  ],
 );
 
 export const comments = sqliteTable(
@@ -116,8 +137,16 @@ export const comments = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** 1 while its author is suspended: shown nowhere and not counted in comment_count. */
     hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    /** Who is notified: the post's author, or null for a comment on one's own post (as likes.recipient_id). */
+    recipientId: integer('recipient_id'),
   },
-  (t) => [index('comments_post_idx').on(t.postId, t.createdAt, t.id), index('comments_user_idx').on(t.userId)],
+  (t) => [
+    index('comments_post_idx').on(t.postId, t.createdAt, t.id),
+    index('comments_user_idx').on(t.userId),
+    index('comments_recipient_idx')
+      .on(t.recipientId, t.createdAt)
+      .where(sql`${t.recipientId} IS NOT NULL`),
+  ],
 );
 
 export const follows = sqliteTable(
@@ -134,6 +163,8 @@ export const follows = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.followerId, t.followeeId] }),
     index('follows_followee_idx').on(t.followeeId, t.followerId),
+    // A person's new followers, newest first (domain/notifications-repository.ts).
+    index('follows_followee_time_idx').on(t.followeeId, t.createdAt),
   ],
 );
 
@@ -298,69 +329,4 @@ export const moderationActions = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('moderation_actions_target_idx').on(t.targetUserId, t.createdAt)],
-);
-
-/**
- * What a person's Notifications screen lists: one row per kind, post and UTC day
- * ("ale and 3 others liked your post"), with its count and newest member kept by
- * migration 0010's triggers. Deleting the post or the recipient takes the group and
- * its notifications with it.
- */
-export const notificationGroups = sqliteTable(
-  'notification_groups',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    /** Who is notified. */
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['like', 'comment', 'follow'] }).notNull(),
-    /** The post liked or commented on; null for follows. */
-    postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
-    /** post_id, or 0 for follows: the group's key (an index on coalesce(post_id, 0) was not used in the triggers' joins). */
-    postKey: integer('post_key').notNull(),
-    /** Days since the epoch (UTC) of the notifications it holds. */
-    day: integer('day').notNull(),
-    count: integer('count').notNull().default(0),
-    /** notifications.id of its newest member: the screen's order and keyset cursor. */
-    latestId: integer('latest_id').notNull().default(0),
-  },
-  (t) => [
-    uniqueIndex('notification_groups_key_unique').on(t.userId, t.kind, t.postKey, t.day),
-    index('notification_groups_page_idx').on(t.userId, t.latestId),
-    index('notification_groups_post_idx')
-      .on(t.postId)
-      .where(sql`${t.postId} IS NOT NULL`),
-  ],
-);
-
-/**
- * One like, comment or follow someone else made on what is yours. Written and taken
- * back by triggers on likes, comments and follows (migration 0010), so every path
- * that adds or removes those (the API, removal, moderation, the seed) keeps them
- * right. user_id repeats the group's (no foreign key: the group's cascade removes the row).
- */
-export const notifications = sqliteTable(
-  'notifications',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    groupId: integer('group_id')
-      .notNull()
-      .references(() => notificationGroups.id, { onDelete: 'cascade' }),
-    userId: integer('user_id').notNull(),
-    /** Who liked, commented or followed. */
-    actorId: integer('actor_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['like', 'comment', 'follow'] }).notNull(),
-    postId: integer('post_id'),
-    commentId: integer('comment_id'),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [
-    // The newest actors of a group, and the group's cascade.
-    index('notifications_group_idx').on(t.groupId, t.id),
-    // Taking one back (unlike, a deleted comment, unfollow), a block between two people, a suspension.
-    index('notifications_actor_idx').on(t.actorId, t.userId, t.kind, t.postId),
-  ],
 );

@@ -192,7 +192,8 @@ export const NotificationKind = Type.Union([Type.Literal('like'), Type.Literal('
 
 /** Likes, comments or follows of one kind on one post (or of you) on one UTC day: "ale and 3 others liked your post". */
 export const NotificationGroup = Type.Object({
-  groupId: Type.Integer(),
+  /** `<kind>.<postid or 0>.<day>`: the same group on every page and every poll. */
+  groupId: Type.String(),
   kind: NotificationKind,
   /** The post liked or commented on (yours; anonymous ones too, seen only by you); null for follows. */
   post: Nullable(Type.Object({ postid: Type.Integer(), thumbnailUrl: Type.String() })),
@@ -207,10 +208,11 @@ export const NotificationGroup = Type.Object({
   /** The newest comment's text, for comments. */
   excerpt: Nullable(Type.String()),
   latestAt: Type.String(),
+  /** latestAt in ms since the epoch: `upTo` when marking read. */
+  latestTime: Type.Integer(),
   /** Newer than what the person has seen. */
   unread: Type.Boolean(),
-  /** The id of its newest notification: `upTo` when marking read, and `?cursor=` for the next page. */
-  latestId: Type.Integer(),
+  /** `?cursor=` for the groups after this one. */
   cursor: Type.String(),
 });
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest, notFound } from '../errors.js';
+import { createUnreadRecount } from './notifications-repository.js';
 import type { PostsRepository } from './posts-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
@@ -46,10 +47,8 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       follower_count = follower_count - (id = @followee),
       following_count = following_count - (id = @follower)
     WHERE id IN (@follower, @followee)`);
-  // What either made on the other's things stops notifying (migration 0010; the follow's goes with the follow).
-  const forgetNotifications = sqlite.prepare<{ actor: number; user: number }>(
-    'DELETE FROM notifications WHERE actor_id = @actor AND user_id = @user',
-  );
+  // What either made on the other's things stops notifying, and comes back when the block is lifted.
+  const recount = createUnreadRecount(sqlite);
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
       b.via_anonymous_post AS viaAnonymousPost
@@ -71,8 +70,8 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
       if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
-      forgetNotifications.run({ actor: follower, user: followee });
     }
+    recount.users(blocker, blocked);
   });
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
@@ -80,6 +79,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     if (!row) return false;
     remove.run(row.id);
     countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
+    recount.users(blocker, row.blockedId);
     return true;
   });
 

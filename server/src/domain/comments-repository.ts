@@ -18,8 +18,9 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.user_id AND b.blocked_id = @viewer)
     ORDER BY c.created_at, c.id
     ${limitBy('@limit')}`);
-  const insert = sqlite.prepare<[number, number, string, number], { id: number }>(
-    'INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+  // recipient_id: who the comment notifies (notifications-repository.ts), nobody on one's own post.
+  const insert = sqlite.prepare<[number, number, string, number, number | null], { id: number }>(
+    'INSERT INTO comments (post_id, user_id, content, created_at, recipient_id) VALUES (?, ?, ?, ?, ?) RETURNING id',
   );
   const find = sqlite.prepare<
     [number],
@@ -39,7 +40,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     const post = posts.findVisible(postId, user.id);
     if (!post) throw notFound('This post does not exist.');
     const createdAt = Date.now();
-    const { id } = insert.get(postId, user.id, content, createdAt)!;
+    const { id } = insert.get(postId, user.id, content, createdAt, post.userId === user.id ? null : post.userId)!;
     bumpPost.run(1, postId);
     bumpAuthor.run(1, post.userId);
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);

@@ -9,7 +9,7 @@ export interface LikeState {
 
 /**
  * Likes, with posts.like_count and the author's likes_received kept in the same
- * transaction as the like itself.
+ * transaction as the like itself, and the author's bell by migration 0012's trigger.
  */
 export function createLikesRepository(sqlite: Database.Database, posts: PostsRepository) {
   const state = sqlite.prepare<[number, number], { likeCount: number; liked: number }>(`
@@ -18,8 +18,9 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
     FROM posts p JOIN users u ON u.id = p.user_id
     WHERE p.id = ? AND p.is_profile_picture = 0 AND u.deleted_at IS NULL`);
   // GET /api/like answers only for a post the caller may see (posts.findVisible).
-  const insert = sqlite.prepare<[number, number, number]>(
-    'INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  // recipient_id: who the like notifies (notifications-repository.ts), nobody for one's own post.
+  const insert = sqlite.prepare<[number, number, number, number | null]>(
+    'INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const remove = sqlite.prepare<[number, number]>('DELETE FROM likes WHERE post_id = ? AND user_id = ?');
   const bumpPost = sqlite.prepare<[number, number], { likeCount: number }>(
@@ -30,7 +31,8 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
   const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
     const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
-    const changed = like ? insert.run(postId, userId, Date.now()).changes : remove.run(postId, userId).changes;
+    const changed = like
+      ? insert.run(postId, userId, Date.now(), post.userId === userId ? null : post.userId).changes : remove.run(postId, userId).changes;
     if (changed === 0) {
       throw conflict(like ? 'You already like this post.' : 'You do not like this post.');
     }

@@ -1,81 +1,252 @@
 import type Database from 'better-sqlite3';
-import { limitBy } from '../db/rows.js';
+import { badRequest } from '../errors.js';
 
 /**
- * The Notifications screen and the bell. Notifications themselves are written and
- * taken back by migration 0010's triggers on likes, comments and follows, in the
- * transaction of the write that causes them; blocks and suspensions delete theirs
- * (blocks-repository.ts, suspension.ts). Here they are only read and marked read.
+ * The Notifications screen and the bell, read from the likes, comments and follows
+ * themselves: a like or comment carries its recipient (the post's author, null on one's
+ * own post; set by likes-repository.ts and comments-repository.ts) and is found through
+ * likes_recipient_idx / comments_recipient_idx; a follow through follows_followee_time_idx.
+ * Nothing is written for a notification, so undoing a like, deleting a comment or a post,
+ * or removing an account takes its notification back by itself, and a like costs one more
+ * index entry rather than rows of its own (docs/performance.md, "Notifications").
+ *
+ * The bell's count is users.unread_notifications, kept by migration 0012's triggers on
+ * those three tables; blocks and suspensions change what counts, so they recount here
+ * (recountUnread), with the rules the screen reads by: nothing by or towards someone
+ * blocked either way, nothing by a suspended person, no hidden comment.
  */
+
+export type NotificationKind = 'like' | 'comment' | 'follow';
+const KINDS: readonly NotificationKind[] = ['like', 'comment', 'follow'];
+
+export const DAY_MS = 86_400_000;
+
+/** One kind of notification on one post (or of you, for follows) on one UTC day. */
 export interface NotificationGroupRow {
-  id: number;
-  kind: 'like' | 'comment' | 'follow';
+  kind: NotificationKind;
   postId: number | null;
   mediaKey: string | null;
+  /** Days since the epoch (UTC). */
   day: number;
   count: number;
   actorCount: number;
-  /** JSON: [[username, pictureKey], …], newest first. */
-  actors: string;
+  /** The newest people first, at most 3. */
+  actors: Array<{ username: string; pictureKey: string | null }>;
+  /** The newest comment's text, for comments. */
   excerpt: string | null;
-  latestId: number;
+  /** created_at (ms) of its newest member. */
   latestAt: number;
+  cursor: string;
+}
+
+/** A position in the screen's order: day, newest first; then newest member, kind and post. */
+interface Position {
+  day: number;
+  latestAt: number;
+  kind: number;
+  postKey: number;
+}
+
+/** Cursors are `<day>.<latestAtMs>.<kind 0-2>.<postId or 0>`; the route schema checks the shape. */
+export const NOTIFICATION_CURSOR_PATTERN = '^[0-9]{1,8}\\.[0-9]{1,15}\\.[0-2]\\.[0-9]{1,15}$';
+
+function formatPosition(p: Position): string {
+  return `${p.day}.${p.latestAt}.${p.kind}.${p.postKey}`;
+}
+
+function parsePosition(cursor: string): Position {
+  const parts = cursor.split('.').map(Number);
+  if (parts.length !== 4 || !parts.every((n) => Number.isSafeInteger(n) && n >= 0)) {
+    throw badRequest('cursor must be given by a previous page of notifications.');
+  }
+  const [day, latestAt, kind, postKey] = parts as [number, number, number, number];
+  return { day, latestAt, kind, postKey };
+}
+
+/**
+ * Whether `a` comes after `b` in the screen's order: newest first; groups whose newest
+ * member came in the same millisecond by kind (follows, comments, likes) and then newest post.
+ */
+function isAfter(a: Position, b: Position): boolean {
+  if (a.day !== b.day) return a.day < b.day;
+  if (a.latestAt !== b.latestAt) return a.latestAt < b.latestAt;
+  if (a.kind !== b.kind) return a.kind < b.kind;
+  return a.postKey < b.postKey;
+}
+
+// Who counts, for recipient `r` (a column or parameter) and actor `a`: not suspended, not
+// blocked either way. users.block_count = 0 (nearly everyone) skips the two block probes.
+const visibleActor = (r: string, a: string) => `
+  (SELECT suspended_at IS NULL AND deleted_at IS NULL FROM users WHERE id = ${a})
+  AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
+    SELECT 1 FROM blocks WHERE (blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r})))`;
+
+/** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
+const UNREAD_COUNT = `
+  (SELECT count(*) FROM likes l WHERE l.recipient_id = @user AND l.created_at > @seen AND ${visibleActor('@user', 'l.user_id')})
+  + (SELECT count(*) FROM comments c WHERE c.recipient_id = @user AND c.created_at > @seen AND c.hidden = 0
+       AND ${visibleActor('@user', 'c.user_id')})
+  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
+
+/**
+ * Recounts the bell of each user given, inside the caller's transaction: after a block or
+ * unblock between them, or a suspension or its lifting changed whose actions count.
+ */
+export function createUnreadRecount(sqlite: Database.Database) {
+  const recount = sqlite.prepare<{ user: number }>(`
+    UPDATE users SET unread_notifications = (
+      SELECT ${UNREAD_COUNT.replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = @user)
+    WHERE id = @user`);
+  // Everyone a person's likes, comments and follows notify: whose bells a suspension changes.
+  const recipientsOf = sqlite.prepare<{ actor: number }, number>(`
+    SELECT recipient_id FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
+    UNION SELECT recipient_id FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL
+    UNION SELECT followee_id FROM follows WHERE follower_id = @actor`).pluck();
+  return {
+    users(...ids: number[]): void {
+      for (const user of ids) recount.run({ user });
+    },
+    recipientsOf(actor: number): void {
+      for (const user of recipientsOf.all({ actor })) recount.run({ user });
+    },
+  };
+}
+
+/** Everyone's bell from the rows (the bench seed, after a bulk load without triggers). */
+export function recountAllUnread(sqlite: Database.Database): void {
+  sqlite
+    .prepare(`UPDATE users SET unread_notifications = (
+      SELECT ${UNREAD_COUNT.replaceAll('@user', 'u.id').replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = users.id)`)
+    .run();
 }
 
 export function createNotificationsRepository(sqlite: Database.Database) {
   // One row by primary key: the count is kept by triggers, never counted here.
   const unread = sqlite.prepare<[number], number>('SELECT unread_notifications FROM users WHERE id = ?').pluck();
+  const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
 
-  // Groups newest first by their newest member (notification_groups_page_idx). Likes and
-  // follows are one per person, so a group's count is its number of people and its
-  // newest three members are its newest three people; comments are counted by person.
-  const page = sqlite.prepare<{ user: number; before: number; limit: number }, NotificationGroupRow>(`
-    SELECT g.id, g.kind, g.post_id AS postId, p.media_key AS mediaKey, g.day, g.count,
-      CASE WHEN g.kind = 'comment'
-        THEN (SELECT count(DISTINCT actor_id) FROM notifications WHERE group_id = g.id)
-        ELSE g.count END AS actorCount,
-      CASE WHEN g.kind = 'comment'
-        THEN (SELECT json_group_array(json_array(u.username, u.profile_picture_key) ORDER BY a.newest DESC)
-              FROM (SELECT actor_id, max(id) AS newest FROM notifications WHERE group_id = g.id
-                    GROUP BY actor_id ORDER BY newest DESC LIMIT 3) a JOIN users u ON u.id = a.actor_id)
-        ELSE (SELECT json_group_array(json_array(u.username, u.profile_picture_key) ORDER BY a.id DESC)
-              FROM (SELECT id, actor_id FROM notifications WHERE group_id = g.id ORDER BY id DESC LIMIT 3) a
-              JOIN users u ON u.id = a.actor_id) END AS actors,
-      CASE WHEN g.kind = 'comment' THEN (SELECT c.content FROM comments c WHERE c.id = n.comment_id) END AS excerpt,
-      g.latest_id AS latestId, n.created_at AS latestAt
-    FROM notification_groups g
-    JOIN notifications n ON n.id = g.latest_id
-    LEFT JOIN posts p ON p.id = g.post_id
-    WHERE g.user_id = @user AND g.latest_id < @before
-    ORDER BY g.latest_id DESC
-    ${limitBy('@limit')}`);
+  // The newest notification before @before (ms), visible or not: where the next day to read is.
+  const newestBefore = sqlite.prepare<{ user: number; before: number }, number | null>(`
+    SELECT max(t) FROM (
+      SELECT (SELECT created_at FROM likes WHERE recipient_id = @user AND created_at < @before
+              ORDER BY created_at DESC LIMIT 1) AS t
+      UNION ALL SELECT (SELECT created_at FROM comments WHERE recipient_id = @user AND created_at < @before
+              ORDER BY created_at DESC LIMIT 1)
+      UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
+              ORDER BY created_at DESC LIMIT 1))`).pluck();
 
-  const seenId = sqlite.prepare<[number], number>('SELECT notifications_seen_id FROM users WHERE id = ?').pluck();
-  // What is still unread after seeing up to @upTo: only groups with a newer member hold any.
-  const markSeen = sqlite.prepare<{ user: number; upTo: number }>(`
-    UPDATE users SET notifications_seen_id = @upTo,
-      unread_notifications = (
-        SELECT count(*) FROM notifications n
-        WHERE n.group_id IN (SELECT id FROM notification_groups WHERE user_id = @user AND latest_id > @upTo)
-          AND n.id > @upTo)
+  // One UTC day's notifications, newest first, by people who count: three index ranges.
+  const dayEvents = sqlite
+    .prepare<{ user: number; from: number; to: number }, [number, number | null, number, number, number | null]>(`
+    SELECT 0, l.post_id, l.user_id, l.created_at, NULL FROM likes l
+      WHERE l.recipient_id = @user AND l.created_at >= @from AND l.created_at < @to AND ${visibleActor('@user', 'l.user_id')}
+    UNION ALL
+    SELECT 1, c.post_id, c.user_id, c.created_at, c.id FROM comments c
+      WHERE c.recipient_id = @user AND c.created_at >= @from AND c.created_at < @to AND c.hidden = 0
+        AND ${visibleActor('@user', 'c.user_id')}
+    UNION ALL
+    SELECT 2, NULL, f.follower_id, f.created_at, NULL FROM follows f
+      WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND ${visibleActor('@user', 'f.follower_id')}
+    ORDER BY 4 DESC`)
+    .raw(true);
+
+  const people = sqlite.prepare<[string], { id: number; username: string; pictureKey: string | null }>(
+    'SELECT id, username, profile_picture_key AS pictureKey FROM users WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const mediaKeys = sqlite.prepare<[string], { id: number; mediaKey: string }>(
+    'SELECT id, media_key AS mediaKey FROM posts WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const excerpts = sqlite.prepare<[string], { id: number; content: string }>(
+    'SELECT id, content FROM comments WHERE id IN (SELECT value FROM json_each(?))',
+  );
+
+  interface Building {
+    position: Position;
+    postId: number | null;
+    count: number;
+    actors: Set<number>;
+    newest: number[];
+    commentId: number | null;
+  }
+
+  /** One day's groups in the screen's order. */
+  function groupsOfDay(user: number, day: number): Building[] {
+    const groups = new Map<string, Building>();
+    for (const [kind, postId, actor, at, commentId] of dayEvents.all({ user, from: day * DAY_MS, to: (day + 1) * DAY_MS })) {
+      const key = `${kind}.${postId ?? 0}`;
+      let group = groups.get(key);
+      if (!group) {
+        // Rows come newest first: the first of a group is its newest.
+        group = { position: { day, latestAt: at, kind, postKey: postId ?? 0 }, postId, count: 0, actors: new Set(), newest: [], commentId };
+        groups.set(key, group);
+      }
+      group.count += 1;
+      if (!group.actors.has(actor)) {
+        group.actors.add(actor);
+        if (group.newest.length < 3) group.newest.push(actor);
+      }
+    }
+    return [...groups.values()].sort((a, b) => (isAfter(a.position, b.position) ? 1 : -1));
+  }
+
+  // The days a page needs are read one by one from the newest; days whose every
+  // notification is by someone who does not count are skipped, at most this many a page.
+  const MAX_DAYS_A_PAGE = 400;
+
+  function page(user: number, cursor: string | undefined, limit: number): NotificationGroupRow[] {
+    const after = cursor === undefined ? undefined : parsePosition(cursor);
+    const found: Building[] = [];
+    let before = after === undefined ? Number.MAX_SAFE_INTEGER : (after.day + 1) * DAY_MS;
+    for (let days = 0; found.length < limit && days < MAX_DAYS_A_PAGE; days++) {
+      const newest = newestBefore.get({ user, before });
+      if (newest === null || newest === undefined) break;
+      const day = Math.floor(newest / DAY_MS);
+      for (const group of groupsOfDay(user, day)) {
+        if (after !== undefined && !isAfter(group.position, after)) continue;
+        if (found.length < limit) found.push(group);
+      }
+      before = day * DAY_MS;
+    }
+    if (found.length === 0) return [];
+
+    const json = (ids: Iterable<number>) => JSON.stringify([...new Set(ids)]);
+    const who = new Map(people.all(json(found.flatMap((g) => g.newest))).map((p) => [p.id, p]));
+    const media = new Map(mediaKeys.all(json(found.flatMap((g) => (g.postId === null ? [] : [g.postId])))).map((p) => [p.id, p.mediaKey]));
+    const text = new Map(excerpts.all(json(found.flatMap((g) => (g.commentId === null ? [] : [g.commentId])))).map((c) => [c.id, c.content]));
+    return found.map((g) => ({
+      kind: KINDS[g.position.kind]!,
+      postId: g.postId,
+      mediaKey: g.postId === null ? null : (media.get(g.postId) ?? null),
+      day: g.position.day,
+      count: g.count,
+      actorCount: g.actors.size,
+      actors: g.newest.flatMap((id) => {
+        const person = who.get(id);
+        return person ? [{ username: person.username, pictureKey: person.pictureKey }] : [];
+      }),
+      excerpt: g.commentId === null ? null : (text.get(g.commentId) ?? null),
+      latestAt: g.position.latestAt,
+      cursor: formatPosition(g.position),
+    }));
+  }
+
+  const markSeen = sqlite.prepare<{ user: number; seen: number }>(`
+    UPDATE users SET notifications_seen_at = @seen, unread_notifications = (${UNREAD_COUNT})
     WHERE id = @user`);
-
-  // The newest notification the person has: marking read never reaches past it, so an
-  // upTo from the future cannot hide notifications that have not happened yet.
-  const newestId = sqlite.prepare<[number], number>(
-    'SELECT coalesce(max(latest_id), 0) FROM notification_groups WHERE user_id = ?',
-  ).pluck();
+  // Marking read never reaches past the newest notification there is, so an upTo from
+  // the future cannot hide notifications that have not happened yet.
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
-    const target = Math.min(upTo, newestId.get(user) ?? 0);
-    if (target > (seenId.get(user) ?? 0)) markSeen.run({ user, upTo: target });
+    const target = Math.min(upTo, newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0);
+    if (target > (seenAt.get(user) ?? 0)) markSeen.run({ user, seen: target });
     return unread.get(user) ?? 0;
   });
 
   return {
     unread: (user: number): number => unread.get(user) ?? 0,
-    seenId: (user: number): number => seenId.get(user) ?? 0,
-    page: (user: number, before: number, limit: number): NotificationGroupRow[] => page.all({ user, before, limit }),
-    /** Marks read everything up to notification `upTo` (the newest the person was shown); answers what stays unread. */
+    seenAt: (user: number): number => seenAt.get(user) ?? 0,
+    /** Groups newest first, after `cursor` (a previous group's). */
+    page,
+    /** Marks read everything up to `upTo` (ms: the newest notification the person was shown); answers what stays unread. */
     markRead: (user: number, upTo: number): number => markRead.immediate(user, upTo),
   };
 }

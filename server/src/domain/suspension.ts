@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createUnreadRecount } from './notifications-repository.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
@@ -37,8 +38,8 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     'UPDATE posts SET hidden = (@sign < 0) WHERE user_id = @user',
     'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
   ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
-  // Notifications its actions made go for good (migration 0010): lifting does not bring them back.
-  const forgetNotifications = sqlite.prepare<[number]>('DELETE FROM notifications WHERE actor_id = ?');
+  // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
+  const recount = createUnreadRecount(sqlite);
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
@@ -52,14 +53,15 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     /** Inside the caller's transaction. */
     suspend(user: number, reason: string, at: number) {
       apply(user, -1);
-      forgetNotifications.run(user);
       mark.run({ user, at, reason });
+      recount.recipientsOf(user);
     },
     /** Inside the caller's transaction; nothing when the account is not suspended. */
     lift(user: number) {
       if (suspended.get(user) === undefined) return;
       apply(user, 1);
       mark.run({ user, at: null, reason: null });
+      recount.recipientsOf(user);
     },
   };
 }

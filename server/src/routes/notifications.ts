@@ -1,33 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { NotificationGroup, UnreadNotifications, type NotificationGroupView } from '../domain/api-shapes.js';
-import type { NotificationGroupRow } from '../domain/notifications-repository.js';
+import { DAY_MS, NOTIFICATION_CURSOR_PATTERN, type NotificationGroupRow } from '../domain/notifications-repository.js';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest } from '../errors.js';
 import { mediaUrls } from '../storage/media-keys.js';
 import { errors, writeErrors } from './api-schemas.js';
 
-const DAY_MS = 86_400_000;
-const NotificationId = Type.String({ pattern: '^[0-9]{1,15}$' });
-
-function groupView(row: NotificationGroupRow, seenId: number): NotificationGroupView {
-  const actors = (JSON.parse(row.actors) as Array<[string, string | null]>).map(([username, key]) => ({
-    username,
-    profilePictureUrl: pictureUrl(key),
-  }));
+function groupView(row: NotificationGroupRow, seenAt: number): NotificationGroupView {
   return {
-    groupId: row.id,
+    groupId: `${row.kind}.${row.postId ?? 0}.${row.day}`,
     kind: row.kind,
     post: row.postId !== null && row.mediaKey !== null ? { postid: row.postId, thumbnailUrl: mediaUrls(row.mediaKey).thumbnailUrl } : null,
     day: new Date(row.day * DAY_MS).toISOString().slice(0, 10),
-    actors,
+    actors: row.actors.map((a) => ({ username: a.username, profilePictureUrl: pictureUrl(a.pictureKey) })),
     actorCount: row.actorCount,
     count: row.count,
     excerpt: row.excerpt,
     latestAt: new Date(row.latestAt).toISOString(),
-    unread: row.latestId > seenId,
-    latestId: row.latestId,
-    cursor: String(row.latestId),
+    latestTime: row.latestAt,
+    unread: row.latestAt > seenAt,
+    cursor: row.cursor,
   };
 }
 
@@ -45,16 +38,18 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         querystring: Type.Object(
-          { limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }), cursor: Type.Optional(NotificationId) },
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
+            cursor: Type.Optional(Type.String({ pattern: NOTIFICATION_CURSOR_PATTERN })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Array(NotificationGroup), ...errors },
       },
     },
     async (request) => {
-      const before = request.query.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(request.query.cursor);
-      const seenId = notifications.seenId(request.user.id);
-      return notifications.page(request.user.id, before, request.query.limit).map((row) => groupView(row, seenId));
+      const seenAt = notifications.seenAt(request.user.id);
+      return notifications.page(request.user.id, request.query.cursor, request.query.limit).map((row) => groupView(row, seenAt));
     },
   );
 
@@ -68,7 +63,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request) => {
       const { upTo } = request.body;
-      if (!Number.isSafeInteger(upTo)) throw badRequest('upTo must be a notification id.');
+      if (!Number.isSafeInteger(upTo)) throw badRequest('upTo must be the latestTime of a notification group.');
       return { unread: await writes.run(() => notifications.markRead(request.user.id, upTo)) };
     },
   );

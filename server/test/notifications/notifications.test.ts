@@ -1,10 +1,13 @@
 import type Database from 'better-sqlite3';
 import t from 'tap';
 import { client, insertPost } from '../api/factories.js';
+import { recountAllUnread } from '../../src/domain/notifications-repository.js';
 import { buildTestApp } from '../helpers.js';
 
+const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+
 interface Group {
-  groupId: number;
+  groupId: string;
   kind: 'like' | 'comment' | 'follow';
   post: { postid: number; thumbnailUrl: string } | null;
   day: string;
@@ -13,20 +16,25 @@ interface Group {
   count: number;
   excerpt: string | null;
   unread: boolean;
-  latestId: number;
+  latestTime: number;
   cursor: string;
 }
 
-/** Every kept count next to what the rows say: unread per person, each group's size and newest member. */
+/** Every bell next to what the rows say (the count kept by migration 0012's triggers, recounted in a transaction undone). */
 function countsAreExact(db: Database.Database): boolean {
-  const users = db.prepare(`
-    SELECT u.unread_notifications = (SELECT count(*) FROM notifications n WHERE n.user_id = u.id AND n.id > u.notifications_seen_id) AS ok
-    FROM users u`).pluck().all() as number[];
-  const groups = db.prepare(`
-    SELECT g.count = (SELECT count(*) FROM notifications n WHERE n.group_id = g.id) AND g.count > 0
-      AND g.latest_id = (SELECT max(id) FROM notifications n WHERE n.group_id = g.id) AS ok
-    FROM notification_groups g`).pluck().all() as number[];
-  return [...users, ...groups].every((ok) => ok === 1);
+  const read = () => db.prepare('SELECT id, unread_notifications FROM users ORDER BY id').raw().all();
+  const kept = read();
+  let counted: unknown[];
+  db.exec('SAVEPOINT recount');
+  try {
+    recountAllUnread(db);
+    counted = read();
+  } finally {
+    db.exec('ROLLBACK TO recount');
+    db.exec('RELEASE recount');
+  }
+  if (JSON.stringify(kept) !== JSON.stringify(counted)) console.error('kept', kept, 'counted', counted);
+  return JSON.stringify(kept) === JSON.stringify(counted);
 }
 
 t.test('likes, comments and follows notify the person concerned, grouped per post and day, never for their own', async (t) => {
@@ -51,14 +59,20 @@ t.test('likes, comments and follows notify the person concerned, grouped per pos
   t.equal(await unread(asAlice), 0, 'undoing it takes it back');
   t.same((await asAlice('GET', '/api/notifications')).json, [], 'and its group');
 
-  await asCarol('POST', '/api/like', { postId: post.id });
-  await asDave('POST', '/api/like', { postId: post.id });
-  await asBob('POST', '/api/like', { postId: post.id });
-  await asBob('POST', '/api/comment', { postId: post.id, comment: 'cheers' });
-  await asCarol('POST', '/api/comment', { postId: post.id, comment: 'nice one' });
-  await asBob('POST', '/api/comment', { postId: post.id, comment: 'another round?' });
-  await asDave('POST', '/api/account/alice/follow');
-  await asBob('POST', '/api/account/alice/follow');
+  // A millisecond apart at least, so "newest first" has one answer.
+  for (const act of [
+    () => asCarol('POST', '/api/like', { postId: post.id }),
+    () => asDave('POST', '/api/like', { postId: post.id }),
+    () => asBob('POST', '/api/like', { postId: post.id }),
+    () => asBob('POST', '/api/comment', { postId: post.id, comment: 'cheers' }),
+    () => asCarol('POST', '/api/comment', { postId: post.id, comment: 'nice one' }),
+    () => asBob('POST', '/api/comment', { postId: post.id, comment: 'another round?' }),
+    () => asDave('POST', '/api/account/alice/follow'),
+    () => asBob('POST', '/api/account/alice/follow'),
+  ]) {
+    await act();
+    await tick();
+  }
   t.equal(await unread(asAlice), 8, 'three likes, three comments, two follows');
   t.equal(await unread(asBob), 0, 'the people who acted get nothing');
 
@@ -83,15 +97,16 @@ t.test('likes, comments and follows notify the person concerned, grouped per pos
   t.equal((await asAlice('GET', '/api/notifications?cursor=abc')).status, 400, 'a malformed cursor is refused');
 
   // Marking read up to what was shown; a newer one stays unread.
-  const read = await asAlice('POST', '/api/notifications/read', { upTo: comments.latestId });
+  const read = await asAlice('POST', '/api/notifications/read', { upTo: comments.latestTime });
   t.same(read.json, { unread: 2 }, 'the two follows are newer than what was seen');
   t.same(((await asAlice('GET', '/api/notifications')).json as Group[]).map((g) => g.unread), [true, false, false]);
-  t.same((await asAlice('POST', '/api/notifications/read', { upTo: follows.latestId })).json, { unread: 0 });
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: follows.latestTime })).json, { unread: 0 });
   t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1 })).json, { unread: 0 }, 'never moves back');
   t.equal((await asAlice('POST', '/api/notifications/read', { upTo: -1 })).status, 400);
-  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e12 })).json, { unread: 0 }, 'an id from the future marks only what exists');
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e12 })).json, { unread: 0 }, 'a time in the future marks only what exists');
   await asCarol('DELETE', `/api/like?postId=${post.id}`);
   t.equal(await unread(asAlice), 0, 'taking back a read one leaves the count alone');
+  await tick();
   await asCarol('POST', '/api/like', { postId: post.id });
   t.equal(await unread(asAlice), 1, 'a new one is unread, even after that');
 
@@ -109,7 +124,7 @@ t.test('likes, comments and follows notify the person concerned, grouped per pos
   t.equal((await app.inject({ method: 'GET', url: '/api/notifications/unread' })).statusCode, 401, 'signed in only');
 });
 
-t.test('groups are per UTC day, whatever way the like was written', async (t) => {
+t.test('groups are per UTC day', async (t) => {
   const { app, createUser } = await buildTestApp(t);
   const db = app.database.sqlite;
   const alice = await createUser('alice');
@@ -118,8 +133,9 @@ t.test('groups are per UTC day, whatever way the like was written', async (t) =>
   const post = insertPost(db, { userId: alice.id });
   const day1 = Date.UTC(2026, 10, 20, 23, 59);
   const day2 = Date.UTC(2026, 10, 21, 0, 1);
-  db.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(post.id, bob.id, day1);
-  db.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(post.id, carol.id, day2);
+  const like = db.prepare('INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?)');
+  like.run(post.id, bob.id, day1, alice.id);
+  like.run(post.id, carol.id, day2, alice.id);
   const groups = (await client(app, alice.token)('GET', '/api/notifications')).json as Group[];
   t.same(groups.map((g) => [g.day, g.actors.map((a) => a.username)]), [['2026-11-21', ['carol']], ['2026-11-20', ['bob']]]);
   t.ok(countsAreExact(db));
@@ -133,6 +149,7 @@ t.test('an anonymous post notifies its author and names them to nobody else', as
   const carol = await createUser('carol');
   const secret = insertPost(db, { userId: alice.id, caption: 'who am I', isAnonymous: true });
   await client(app, bob.token)('POST', '/api/like', { postId: secret.id });
+  await tick();
   await client(app, bob.token)('POST', '/api/comment', { postId: secret.id, comment: 'who is this?' });
   const mine = (await client(app, alice.token)('GET', '/api/notifications')).json as Group[];
   t.same(mine.map((g) => [g.kind, g.post?.postid]), [['comment', secret.id], ['like', secret.id]], 'the author hears of it');
@@ -143,7 +160,7 @@ t.test('an anonymous post notifies its author and names them to nobody else', as
   }
 });
 
-t.test('blocks and suspensions take their notifications away, and make no new ones', async (t) => {
+t.test('blocks and suspensions take their notifications away while they last, and make no new ones', async (t) => {
   const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'olga' });
   const db = app.database.sqlite;
   const olga = await createUser('olga');
@@ -171,4 +188,62 @@ t.test('blocks and suspensions take their notifications away, and make no new on
   t.same((await asAlice('GET', '/api/notifications')).json, [], "a suspended person's are gone");
   t.equal((await asAlice('GET', '/api/notifications/unread')).json.unread, 0);
   t.ok(countsAreExact(db));
+
+  // Lifted, both come back: they are the likes, comments and follows themselves.
+  t.equal((await client(app, olga.token)('DELETE', '/api/admin/users/sam/suspend', {})).status, 200);
+  t.equal((await asAlice('GET', '/api/notifications/unread')).json.unread, 2, "sam's like and comment count again");
+  const blockId = ((await asAlice('GET', '/api/blocks')).json as { blocks: Array<{ blockId: number }> }).blocks[0]!.blockId;
+  t.equal((await asAlice('DELETE', `/api/blocks/${blockId}`)).status, 200);
+  t.equal((await asAlice('GET', '/api/notifications/unread')).json.unread, 3, "bob's like too (his follow went with the block)");
+  t.same(
+    ((await asAlice('GET', '/api/notifications')).json as Group[]).map((g) => [g.kind, g.actors.map((a) => a.username)]),
+    [['comment', ['sam']], ['like', ['sam', 'bob']]],
+  );
+  t.ok(countsAreExact(db), 'every bell is what the rows say');
+});
+
+t.test('pages keep their place while new notifications arrive, across days', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const db = app.database.sqlite;
+  const alice = await createUser('alice');
+  const fans = await Promise.all(['bea', 'cal', 'dan', 'eve'].map((name) => createUser(name)));
+  const posts = [0, 1, 2].map(() => insertPost(db, { userId: alice.id }));
+  const like = db.prepare('INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?)');
+  // Three days, two posts liked a day (one of them twice), the newest day first on screen.
+  const day = (d: number, h: number) => Date.UTC(2026, 10, 10 + d, h);
+  for (let d = 0; d < 3; d++) {
+    like.run(posts[d]!.id, fans[0]!.id, day(d, 9), alice.id);
+    like.run(posts[(d + 1) % 3]!.id, fans[1]!.id, day(d, 10), alice.id);
+    like.run(posts[(d + 1) % 3]!.id, fans[2]!.id, day(d, 11), alice.id);
+  }
+  const asAlice = client(app, alice.token);
+  const all = (await asAlice('GET', '/api/notifications')).json as Group[];
+  t.same(all.map((g) => [g.day, g.post!.postid, g.count]), [
+    ['2026-11-12', posts[0]!.id, 2], ['2026-11-12', posts[2]!.id, 1],
+    ['2026-11-11', posts[2]!.id, 2], ['2026-11-11', posts[1]!.id, 1],
+    ['2026-11-10', posts[1]!.id, 2], ['2026-11-10', posts[0]!.id, 1],
+  ]);
+  const seen: string[] = [];
+  let cursor = '';
+  for (let pageNo = 0; pageNo < 10; pageNo++) {
+    const page = (await asAlice('GET', `/api/notifications?limit=2${cursor}`)).json as Group[];
+    if (page.length === 0) break;
+    seen.push(...page.map((g) => g.groupId));
+    cursor = `&cursor=${page.at(-1)!.cursor}`;
+    // Someone likes while alice scrolls: it goes on top, and her next page does not move.
+    await client(app, fans[3]!.token)('POST', '/api/like', { postId: posts[pageNo % 3]!.id }).catch(() => undefined);
+  }
+  t.same(seen, all.map((g) => g.groupId), 'every group once, in order');
+  t.ok(countsAreExact(db));
+});
+
+t.test('a person with no notifications, or only ones they made themselves, has an empty screen', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const asAlice = client(app, alice.token);
+  const post = insertPost(app.database.sqlite, { userId: alice.id });
+  await asAlice('POST', '/api/like', { postId: post.id });
+  t.same((await asAlice('GET', '/api/notifications')).json, []);
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: Date.now() })).json, { unread: 0 });
+  t.equal((await asAlice('GET', '/api/notifications?limit=51')).status, 400, 'at most 50 a page');
 });

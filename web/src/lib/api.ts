@@ -192,7 +192,7 @@ export const getUnreadNotifications = (signal?: AbortSignal) =>
   request<{ unread: number }>('/api/notifications/unread', { signal });
 export const getNotifications = ({ limit, cursor, signal }: PageParams) =>
   request<NotificationGroup[]>(`/api/notifications${q({ limit, cursor })}`, { signal });
-/** Marks read everything up to `upTo` (the newest notification shown); answers what stays unread. */
+/** Marks read everything up to `upTo` (the latestTime of the newest group shown); answers what stays unread. */
 export const markNotificationsRead = (upTo: number) =>
   request<{ unread: number }>('/api/notifications/read', { method: 'POST', body: { upTo } });
 

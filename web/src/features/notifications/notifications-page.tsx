@@ -62,7 +62,7 @@ export function NotificationsPage() {
   const markedUpTo = useRef(0);
 
   // What is on screen has been seen: mark read up to the newest shown, once per newer arrival.
-  const newest = list.items[0]?.latestId ?? 0;
+  const newest = list.items[0]?.latestTime ?? 0;
   useEffect(() => {
     if (newest <= markedUpTo.current) return;
     markedUpTo.current = newest;
