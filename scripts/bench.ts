@@ -33,6 +33,7 @@ const { values } = parseArgs({
     reseed: { type: 'boolean', default: false },
     'build-web': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    only: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -47,7 +48,9 @@ if (values.help) {
   --log-level LEVEL        server log level (default warn)
   --reseed                 rebuild the seeded data sets
   --build-web              run "npm run build -w web" before measuring web/dist
-  --no-write               print only; leave docs/performance.md alone`);
+  --no-write               print only; leave docs/performance.md alone
+  --only writes            only the constant page, the bell and the write rows, printed (for a quick
+                           before/after of a change to writes; nothing written to docs/performance.md)`);
   process.exit(0);
 }
 
@@ -435,6 +438,8 @@ async function startConstant(page: unknown[]) {
 }
 
 async function main() {
+  if (values.only === 'writes') return writesOnly();
+  if (values.only !== undefined) throw new Error('--only takes: writes');
   const run = beginRun();
   const { mainSet, smallSet } = await prepareDataSets(run.notes);
   const photos = await benchPhotos();
@@ -446,6 +451,31 @@ async function main() {
   const js = firstScreenJsOfWebApp();
   run.targets.push(...judgeTargets(server, smallFeeds, floors, js, mainSet.info.counts.users));
   writeReport(run, mainSet.info, floors.floor);
+}
+
+/** `--only writes`: the write rows next to the constant page measured in the same run. */
+async function writesOnly() {
+  const run = beginRun();
+  const set = await ensureSet(scale);
+  openDatabase(join(set.dir, 'shower-beer.db'), join(repoRoot, 'migrations')).close();
+  const pools = writePools(join(set.dir, 'shower-beer.db'), set.info.reader.id);
+  const t = await startServer(set.dir, set.info);
+  try {
+    await warmUp(t);
+    const first = await probe(t, '/api/discover-posts');
+    const constant = await startConstant(Array.isArray(first.body) && first.body.length > 0 ? first.body : syntheticPage());
+    try {
+      const m = await repeated('Constant page', () => load(constant.url, [{ method: 'GET', path: '/page' }], constant.pid));
+      run.rows.push({ name: 'Constant 20-post page (HTTP ceiling)', ...m });
+    } finally {
+      await constant.stop();
+    }
+    await measureNotifications(t, run.rows);
+    await measureWrites(t, run.rows, pools, !first.missing);
+  } finally {
+    await t.running.stop();
+  }
+  console.log(`\n${rowsTable(run.rows)}\n`);
 }
 
 type DataSet = Awaited<ReturnType<typeof ensureSet>>;

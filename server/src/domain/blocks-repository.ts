@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest, notFound } from '../errors.js';
-import { createUnreadRecount } from './notifications-repository.js';
+import { createUnreadAdjust } from './notifications-repository.js';
 import type { PostsRepository } from './posts-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
@@ -48,7 +48,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       following_count = following_count - (id = @follower)
     WHERE id IN (@follower, @followee)`);
   // What either made on the other's things stops notifying, and comes back when the block is lifted.
-  const recount = createUnreadRecount(sqlite);
+  const unread = createUnreadAdjust(sqlite);
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
       b.via_anonymous_post AS viaAnonymousPost
@@ -66,12 +66,12 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       if (!anonymous && found.viaAnonymousPost === 1) makeNamed.run(found.id);
       return;
     }
+    unread.pair(blocker, blocked, -1);
     insert.run({ blocker, blocked, anonymous: anonymous ? 1 : 0, now: Date.now() });
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
       if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
     }
-    recount.users(blocker, blocked);
   });
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
@@ -79,7 +79,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     if (!row) return false;
     remove.run(row.id);
     countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
-    recount.users(blocker, row.blockedId);
+    unread.pair(blocker, row.blockedId, 1);
     return true;
   });
 

@@ -11,8 +11,8 @@ import { badRequest } from '../errors.js';
  * index entry rather than rows of its own (docs/performance.md, "Notifications").
  *
  * The bell's count is users.unread_notifications, kept by migration 0012's triggers on
- * those three tables; blocks and suspensions change what counts, so they recount here
- * (recountUnread), with the rules the screen reads by: nothing by or towards someone
+ * those three tables; blocks and suspensions change what counts, so they move it here
+ * (createUnreadAdjust), by the rules the screen reads by: nothing by or towards someone
  * blocked either way, nothing by a suspended person, no hidden comment.
  */
 
@@ -89,25 +89,41 @@ const UNREAD_COUNT = `
   + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
 
 /**
- * Recounts the bell of each user given, inside the caller's transaction: after a block or
- * unblock between them, or a suspension or its lifting changed whose actions count.
+ * Moves the bells a block or a suspension changes, inside the caller's transaction, by
+ * what they hide: reading only the actor's own likes, comments and follows (by user), so
+ * its cost is that person's activity, never the recipients' whole history.
  */
-export function createUnreadRecount(sqlite: Database.Database) {
-  const recount = sqlite.prepare<{ user: number }>(`
-    UPDATE users SET unread_notifications = (
-      SELECT ${UNREAD_COUNT.replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = @user)
-    WHERE id = @user`);
-  // Everyone a person's likes, comments and follows notify: whose bells a suspension changes.
-  const recipientsOf = sqlite.prepare<{ actor: number }, number>(`
-    SELECT recipient_id FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
-    UNION SELECT recipient_id FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL
-    UNION SELECT followee_id FROM follows WHERE follower_id = @actor`).pluck();
+export function createUnreadAdjust(sqlite: Database.Database) {
+  // What @actor made towards @recipient that is unread and counts now; by @sign.
+  const pair = sqlite.prepare<{ actor: number; recipient: number; sign: number }>(`
+    UPDATE users SET unread_notifications = max(unread_notifications + @sign * (
+      SELECT count(*) FROM (
+        SELECT created_at AS at FROM likes WHERE user_id = @actor AND recipient_id = @recipient
+        UNION ALL SELECT created_at FROM comments WHERE user_id = @actor AND recipient_id = @recipient AND hidden = 0
+        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient)
+      WHERE at > users.notifications_seen_at), 0)
+    WHERE id = @recipient AND ${visibleActor('@recipient', '@actor')}`);
+  // Everything unread @actor made that counts now, per recipient; by @sign.
+  const actor = sqlite.prepare<{ actor: number; sign: number }>(`
+    WITH made AS (
+      SELECT recipient_id AS id, created_at AS at FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
+      UNION ALL SELECT recipient_id, created_at FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL AND hidden = 0
+      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor),
+    unread AS (
+      SELECT made.id, count(*) AS n FROM made JOIN users r ON r.id = made.id
+      WHERE made.at > r.notifications_seen_at AND ${visibleActor('made.id', '@actor')}
+      GROUP BY made.id)
+    UPDATE users SET unread_notifications = max(unread_notifications + @sign * unread.n, 0)
+    FROM unread WHERE users.id = unread.id`);
   return {
-    users(...ids: number[]): void {
-      for (const user of ids) recount.run({ user });
+    /** Before a block between `a` and `b` is made (-1), or after it is lifted (+1). */
+    pair(a: number, b: number, sign: -1 | 1): void {
+      pair.run({ actor: a, recipient: b, sign });
+      pair.run({ actor: b, recipient: a, sign });
     },
-    recipientsOf(actor: number): void {
-      for (const user of recipientsOf.all({ actor })) recount.run({ user });
+    /** Before `user` is suspended (-1, while their comments still show), or after it is lifted (+1). */
+    actor(user: number, sign: -1 | 1): void {
+      actor.run({ actor: user, sign });
     },
   };
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { createUnreadRecount } from './notifications-repository.js';
+import { createUnreadAdjust } from './notifications-repository.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
@@ -39,7 +39,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
   ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
   // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
-  const recount = createUnreadRecount(sqlite);
+  const unread = createUnreadAdjust(sqlite);
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
@@ -52,16 +52,16 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     isSuspended: (user: number) => suspended.get(user) !== undefined,
     /** Inside the caller's transaction. */
     suspend(user: number, reason: string, at: number) {
+      unread.actor(user, -1);
       apply(user, -1);
       mark.run({ user, at, reason });
-      recount.recipientsOf(user);
     },
     /** Inside the caller's transaction; nothing when the account is not suspended. */
     lift(user: number) {
       if (suspended.get(user) === undefined) return;
       apply(user, 1);
       mark.run({ user, at: null, reason: null });
-      recount.recipientsOf(user);
+      unread.actor(user, 1);
     },
   };
 }

@@ -247,3 +247,54 @@ t.test('a person with no notifications, or only ones they made themselves, has a
   t.same((await asAlice('POST', '/api/notifications/read', { upTo: Date.now() })).json, { unread: 0 });
   t.equal((await asAlice('GET', '/api/notifications?limit=51')).status, 400, 'at most 50 a page');
 });
+
+t.test('every bell stays what the rows say through blocks, suspensions and removals, read or not', async (t) => {
+  const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'olga' });
+  const db = app.database.sqlite;
+  const olga = await createUser('olga');
+  const people = await Promise.all(['ann', 'ben', 'cat', 'dan'].map((name) => createUser(name)));
+  const [ann, ben, cat, dan] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0], (typeof people)[0]];
+  const as = (who: typeof ann) => client(app, who.token);
+  const postsOf = new Map(people.map((p) => [p.id, [insertPost(db, { userId: p.id }), insertPost(db, { userId: p.id })]]));
+  // Everyone likes, comments on and follows everyone else: half of it before each has read theirs.
+  const actAll = async (round: string) => {
+    for (const actor of people) {
+      for (const other of people) {
+        if (other === actor) continue;
+        const post = postsOf.get(other.id)![round === 'first' ? 0 : 1]!;
+        await as(actor)('POST', '/api/like', { postId: post.id });
+        await as(actor)('POST', '/api/comment', { postId: post.id, comment: `${round} from ${actor.username}` });
+      }
+    }
+  };
+  await actAll('first');
+  for (const p of people) await as(p)('POST', '/api/account/' + (p === ann ? 'ben' : 'ann') + '/follow');
+  await tick();
+  for (const p of [ann, cat]) await as(p)('POST', '/api/notifications/read', { upTo: Date.now() });
+  await tick();
+  await actAll('second');
+  t.ok(countsAreExact(db), 'after the writes');
+
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ['ann blocks ben', () => as(ann)('POST', '/api/account/ben/block')],
+    ['cat blocks ann', () => as(cat)('POST', '/api/account/ann/block')],
+    ['olga suspends ben', () => as(olga)('POST', '/api/admin/users/ben/suspend', { reason: 'spam' })],
+    ['olga suspends dan', () => as(olga)('POST', '/api/admin/users/dan/suspend', { reason: 'spam' })],
+    ['ben unlikes (refused while suspended)', () => as(ben)('DELETE', `/api/like?postId=${postsOf.get(cat.id)![1]!.id}`)],
+    ['olga lifts ben', () => as(olga)('DELETE', '/api/admin/users/ben/suspend', {})],
+    ['ann unblocks ben', async () => {
+      const blocks = (await as(ann)('GET', '/api/blocks')).json as { blocks: Array<{ blockId: number }> };
+      return as(ann)('DELETE', `/api/blocks/${blocks.blocks[0]!.blockId}`);
+    }],
+    ['ben unlikes one of cat\'s', () => as(ben)('DELETE', `/api/like?postId=${postsOf.get(cat.id)![1]!.id}`)],
+    ['dan, suspended, removes his account', () => as(dan)('DELETE', '/api/account', { confirmUsername: 'dan' })],
+    ['olga lifts dan (already gone)', () => as(olga)('DELETE', '/api/admin/users/dan/suspend', {})],
+    ['cat removes her account', () => as(cat)('DELETE', '/api/account', { confirmUsername: 'cat' })],
+  ];
+  for (const [what, step] of steps) {
+    await step();
+    t.ok(countsAreExact(db), `after: ${what}`);
+  }
+  const bell = (await as(ann)('GET', '/api/notifications/unread')).json.unread as number;
+  t.ok(bell > 0, 'ann still has unread ones (from ben, back after the unblock)');
+});
