@@ -2,6 +2,7 @@
 -- comments and follows themselves (server/src/domain/notifications-repository.ts), found by
 -- recipient through one index each, and groups them when it reads. Migration 0010's two
 -- tables and eight triggers cost a like, a comment or a follow five more b-tree writes.
+-- Its triggers go first: they write to the tables dropped below.
 DROP TRIGGER IF EXISTS `likes_notify`;--> statement-breakpoint
 DROP TRIGGER IF EXISTS `likes_unnotify`;--> statement-breakpoint
 DROP TRIGGER IF EXISTS `comments_notify`;--> statement-breakpoint
@@ -29,42 +30,10 @@ CREATE INDEX `comments_recipient_idx` ON `comments` (`recipient_id`,`created_at`
 CREATE INDEX `likes_recipient_idx` ON `likes` (`recipient_id`,`created_at`) WHERE "likes"."recipient_id" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `follows_followee_time_idx` ON `follows` (`followee_id`,`created_at`);--> statement-breakpoint
 ALTER TABLE `posts` ADD `medium_width` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
--- Hand-written (drizzle-kit writes no triggers): the bell's count follows every like,
--- comment and follow of someone else's, however it is made or deleted (the API, a post's
--- or an account's cascade, the seed). Those by or towards someone blocked either way, by
--- a suspended person, or hidden are not counted; blocks and suspensions recount
--- (notifications-repository.ts recountUnread, with the same rules).
-CREATE TRIGGER `likes_unread_added` AFTER INSERT ON `likes` WHEN NEW.`recipient_id` IS NOT NULL BEGIN
-  UPDATE `users` SET `unread_notifications` = `unread_notifications` + 1 WHERE `id` = NEW.`recipient_id`;
-END;--> statement-breakpoint
-CREATE TRIGGER `likes_unread_removed` AFTER DELETE ON `likes` WHEN OLD.`recipient_id` IS NOT NULL BEGIN
-  UPDATE `users` SET `unread_notifications` = max(`unread_notifications` - 1, 0)
-    WHERE `id` = OLD.`recipient_id` AND OLD.`created_at` > `notifications_seen_at`
-      AND (SELECT `suspended_at` FROM `users` WHERE `id` = OLD.`user_id`) IS NULL
-      AND (`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` WHERE (`blocker_id` = OLD.`recipient_id` AND `blocked_id` = OLD.`user_id`)
-        OR (`blocker_id` = OLD.`user_id` AND `blocked_id` = OLD.`recipient_id`)));
-END;--> statement-breakpoint
-CREATE TRIGGER `comments_unread_added` AFTER INSERT ON `comments` WHEN NEW.`recipient_id` IS NOT NULL AND NEW.`hidden` = 0 BEGIN
-  UPDATE `users` SET `unread_notifications` = `unread_notifications` + 1 WHERE `id` = NEW.`recipient_id`;
-END;--> statement-breakpoint
-CREATE TRIGGER `comments_unread_removed` AFTER DELETE ON `comments` WHEN OLD.`recipient_id` IS NOT NULL AND OLD.`hidden` = 0 BEGIN
-  UPDATE `users` SET `unread_notifications` = max(`unread_notifications` - 1, 0)
-    WHERE `id` = OLD.`recipient_id` AND OLD.`created_at` > `notifications_seen_at`
-      AND (SELECT `suspended_at` FROM `users` WHERE `id` = OLD.`user_id`) IS NULL
-      AND (`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` WHERE (`blocker_id` = OLD.`recipient_id` AND `blocked_id` = OLD.`user_id`)
-        OR (`blocker_id` = OLD.`user_id` AND `blocked_id` = OLD.`recipient_id`)));
-END;--> statement-breakpoint
-CREATE TRIGGER `follows_unread_added` AFTER INSERT ON `follows` WHEN NEW.`follower_id` <> NEW.`followee_id` BEGIN
-  UPDATE `users` SET `unread_notifications` = `unread_notifications` + 1 WHERE `id` = NEW.`followee_id`;
-END;--> statement-breakpoint
-CREATE TRIGGER `follows_unread_removed` AFTER DELETE ON `follows` WHEN OLD.`follower_id` <> OLD.`followee_id` BEGIN
-  UPDATE `users` SET `unread_notifications` = max(`unread_notifications` - 1, 0)
-    WHERE `id` = OLD.`followee_id` AND OLD.`created_at` > `notifications_seen_at`
-      AND (SELECT `suspended_at` FROM `users` WHERE `id` = OLD.`follower_id`) IS NULL
-      AND (`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` WHERE (`blocker_id` = OLD.`followee_id` AND `blocked_id` = OLD.`follower_id`)
-        OR (`blocker_id` = OLD.`follower_id` AND `blocked_id` = OLD.`followee_id`)));
-END;--> statement-breakpoint
--- Everyone's count under these rules, from the rows themselves.
+-- The bell's count (users.unread_notifications) is moved by the writes themselves, in
+-- the UPDATE of the recipient's row they already make (server/src/domain/*-repository.ts);
+-- here everyone's count is set from the rows, by the rules the screen reads by: nothing
+-- by or towards someone blocked either way, nothing by a suspended person, no hidden comment.
 UPDATE `users` SET `unread_notifications` =
   (SELECT count(*) FROM `likes` l JOIN `users` a ON a.`id` = l.`user_id`
     WHERE l.`recipient_id` = `users`.`id` AND l.`created_at` > `users`.`notifications_seen_at` AND a.`suspended_at` IS NULL

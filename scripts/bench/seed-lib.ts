@@ -157,7 +157,7 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   const community = generateCommunity(opts, span, media.length, rng);
   clock.phase('generate');
 
-  const { handle, indexes, triggers } = openForBulkLoad(dbFile);
+  const { handle, indexes } = openForBulkLoad(dbFile);
   const db = handle.sqlite;
   const users = inTransaction(db, () => insertUsers(db, community, media, rng));
   clock.phase('users');
@@ -174,7 +174,6 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   const moderation = inTransaction(db, () => insertModeration(db, community, span, rng));
   clock.phase('blocks+suspensions');
   inTransaction(db, () => markNotificationsSeen(db, span));
-  for (const { sql } of triggers) db.exec(sql);
   clock.phase('notifications');
   const finalCounts = readFinalCounts(db, community);
   analyzeAndClose(handle, opts.analyze);
@@ -387,14 +386,7 @@ function openForBulkLoad(dbFile: string) {
     )
     .all();
   for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
-  // The bell's triggers (migration 0012) would update a user row per like: counted once at the end instead.
-  const triggers = db
-    .prepare<[], { name: string; sql: string }>(
-      `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name GLOB '*_unread_*'`,
-    )
-    .all();
-  for (const { name } of triggers) db.exec(`DROP TRIGGER "${name}"`);
-  return { handle, indexes, triggers };
+  return { handle, indexes };
 }
 
 function inTransaction<T>(db: Database.Database, write: () => T): T {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { createUnreadAdjust } from './notifications-repository.js';
 import { createSuspensionSteps } from './suspension.js';
 
 export interface RemovedAccount {
@@ -51,16 +52,19 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
     // "~" is outside every name a person can choose, so the tombstone never takes a real name.
     `UPDATE users SET deleted_at = @now, username = '~removed-' || id, email = NULL, profile_picture_key = NULL,
        post_count = 0, public_post_count = 0, likes_received = 0, comments_received = 0,
-       follower_count = 0, following_count = 0
+       follower_count = 0, following_count = 0, unread_notifications = 0
      WHERE id = @me`,
   ].map((sql) => sqlite.prepare(sql));
 
   const suspension = createSuspensionSteps(sqlite);
+  const unread = createUnreadAdjust(sqlite);
   const remove = sqlite.transaction((userId: number, now: number): RemovedAccount | null => {
     const user = live.get(userId);
     if (!user) return null;
     // A suspended account's likes, comments and follows count for nobody: counted back first, so the steps take them out once.
     suspension.lift(userId);
+    // What it made stops notifying: the bells it is in go down before its rows go.
+    unread.actor(userId, -1);
     const removed = { mediaKeys: mediaKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);

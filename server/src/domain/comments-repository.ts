@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { forbidden, notFound } from '../errors.js';
+import { createUnreadAdjust } from './notifications-repository.js';
 import type { Keyset } from './paging.js';
 import type { PostsRepository } from './posts-repository.js';
 import { commentView, type CommentRow, type CommentView } from './views.js';
@@ -24,10 +25,20 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
   );
   const find = sqlite.prepare<
     [number],
-    { id: number; userId: number; postId: number; authorId: number; isProfilePicture: number; hidden: number; content: string }
+    {
+      id: number;
+      userId: number;
+      postId: number;
+      authorId: number;
+      isProfilePicture: number;
+      hidden: number;
+      content: string;
+      createdAt: number;
+      recipientId: number | null;
+    }
   >(`
     SELECT c.id, c.user_id AS userId, c.post_id AS postId, p.user_id AS authorId, p.is_profile_picture AS isProfilePicture,
-      c.hidden, c.content
+      c.hidden, c.content, c.created_at AS createdAt, c.recipient_id AS recipientId
     FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = ?`);
   const remove = sqlite.prepare<[number]>('DELETE FROM comments WHERE id = ?');
@@ -35,14 +46,20 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
   const bumpAuthor = sqlite.prepare<[number, number]>(
     'UPDATE users SET comments_received = comments_received + ? WHERE id = ?',
   );
+  // A new comment, with the author's bell (+1 for someone else's; notifications-repository.ts).
+  const bumpAuthorNotified = sqlite.prepare<{ author: number; notify: number }>(
+    'UPDATE users SET comments_received = comments_received + 1, unread_notifications = unread_notifications + @notify WHERE id = @author',
+  );
+  const unread = createUnreadAdjust(sqlite);
 
   const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
     const post = posts.findVisible(postId, user.id);
     if (!post) throw notFound('This post does not exist.');
     const createdAt = Date.now();
-    const { id } = insert.get(postId, user.id, content, createdAt, post.userId === user.id ? null : post.userId)!;
+    const notify = post.userId === user.id ? 0 : 1;
+    const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null)!;
     bumpPost.run(1, postId);
-    bumpAuthor.run(1, post.userId);
+    bumpAuthorNotified.run({ author: post.userId, notify });
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
   });
 
@@ -57,6 +74,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     bumpPost.run(-1, row.postId);
     // Counters on users only cover visible posts.
     if (row.isProfilePicture === 0) bumpAuthor.run(-1, row.authorId);
+    if (row.recipientId !== null) unread.forget(row.userId, row.recipientId, row.createdAt);
     return row;
   };
   const del = sqlite.transaction((commentId: number, userId: number) => void removeComment(commentId, userId));

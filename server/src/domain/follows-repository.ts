@@ -22,10 +22,18 @@ export function createFollowsRepository(sqlite: Database.Database) {
   const insert = sqlite.prepare<[number, number, number]>(
     'INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const remove = sqlite.prepare<[number, number]>('DELETE FROM follows WHERE follower_id = ? AND followee_id = ?');
-  const bumpFollowers = sqlite.prepare<[number, number], { followerCount: number }>(
-    'UPDATE users SET follower_count = follower_count + ? WHERE id = ? RETURNING follower_count AS followerCount',
+  const remove = sqlite.prepare<[number, number], { createdAt: number }>(
+    'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt',
   );
+  // The followee's row, with their bell (notifications-repository.ts): +1 for a new follower,
+  // -1 for one gone whose follow was unread. A follow only stands between people with no block.
+  const addFollower = sqlite.prepare<[number], { followerCount: number }>(`
+    UPDATE users SET follower_count = follower_count + 1, unread_notifications = unread_notifications + 1
+    WHERE id = ? RETURNING follower_count AS followerCount`);
+  const dropFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
+    UPDATE users SET follower_count = follower_count - 1,
+      unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
+    WHERE id = @followee RETURNING follower_count AS followerCount`);
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
   const followers = sqlite.prepare<[number], { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
@@ -44,13 +52,16 @@ export function createFollowsRepository(sqlite: Database.Database) {
       }
       if (blocked) throw conflict(`You blocked ${username}. Unblock them to follow.`);
     }
-    const changed = follow
-      ? insert.run(followerId, followee.id, Date.now()).changes
-      : remove.run(followerId, followee.id).changes;
-    if (changed === 0) throw conflict(follow ? 'You already follow this user.' : 'You do not follow this user.');
-    const delta = follow ? 1 : -1;
-    const { followerCount } = bumpFollowers.get(delta, followee.id)!;
-    bumpFollowing.run(delta, followerId);
+    let followerCount: number;
+    if (follow) {
+      if (insert.run(followerId, followee.id, Date.now()).changes === 0) throw conflict('You already follow this user.');
+      ({ followerCount } = addFollower.get(followee.id)!);
+    } else {
+      const removed = remove.get(followerId, followee.id);
+      if (!removed) throw conflict('You do not follow this user.');
+      ({ followerCount } = dropFollower.get({ followee: followee.id, at: removed.createdAt })!);
+    }
+    bumpFollowing.run(follow ? 1 : -1, followerId);
     return { following: follow, followerCount };
   });
 

@@ -9,7 +9,7 @@ export interface LikeState {
 
 /**
  * Likes, with posts.like_count and the author's likes_received kept in the same
- * transaction as the like itself, and the author's bell by migration 0012's trigger.
+ * transaction as the like itself, and the author's bell (notifications-repository.ts).
  */
 export function createLikesRepository(sqlite: Database.Database, posts: PostsRepository) {
   const state = sqlite.prepare<[number, number], { likeCount: number; liked: number }>(`
@@ -22,23 +22,35 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
   const insert = sqlite.prepare<[number, number, number, number | null]>(
     'INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const remove = sqlite.prepare<[number, number]>('DELETE FROM likes WHERE post_id = ? AND user_id = ?');
+  const remove = sqlite.prepare<[number, number], { createdAt: number; recipientId: number | null }>(
+    'DELETE FROM likes WHERE post_id = ? AND user_id = ? RETURNING created_at AS createdAt, recipient_id AS recipientId',
+  );
   const bumpPost = sqlite.prepare<[number, number], { likeCount: number }>(
     'UPDATE posts SET like_count = like_count + ? WHERE id = ? RETURNING like_count AS likeCount',
   );
-  const bumpAuthor = sqlite.prepare<[number, number]>('UPDATE users SET likes_received = likes_received + ? WHERE id = ?');
+  // The author's row, with their bell (notifications-repository.ts): +1 for someone else's like;
+  // -1 when one taken back was unread. The caller sees the post, so no block stands between them.
+  const bumpAuthor = sqlite.prepare<{ author: number; notify: number }>(
+    'UPDATE users SET likes_received = likes_received + 1, unread_notifications = unread_notifications + @notify WHERE id = @author',
+  );
+  const unbumpAuthor = sqlite.prepare<{ author: number; notify: number; at: number }>(`
+    UPDATE users SET likes_received = likes_received - 1,
+      unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at), 0)
+    WHERE id = @author`);
 
   const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
     const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
-    const changed = like
-      ? insert.run(postId, userId, Date.now(), post.userId === userId ? null : post.userId).changes : remove.run(postId, userId).changes;
-    if (changed === 0) {
-      throw conflict(like ? 'You already like this post.' : 'You do not like this post.');
+    const notify = post.userId === userId ? 0 : 1;
+    if (like) {
+      if (insert.run(postId, userId, Date.now(), notify ? post.userId : null).changes === 0) throw conflict('You already like this post.');
+      bumpAuthor.run({ author: post.userId, notify });
+    } else {
+      const removed = remove.get(postId, userId);
+      if (!removed) throw conflict('You do not like this post.');
+      unbumpAuthor.run({ author: post.userId, notify: removed.recipientId === null ? 0 : 1, at: removed.createdAt });
     }
-    const delta = like ? 1 : -1;
-    const { likeCount } = bumpPost.get(delta, postId)!;
-    bumpAuthor.run(delta, post.userId);
+    const { likeCount } = bumpPost.get(like ? 1 : -1, postId)!;
     return { likeCount, likedByUser: like };
   });
 

@@ -10,10 +10,13 @@ import { badRequest } from '../errors.js';
  * or removing an account takes its notification back by itself, and a like costs one more
  * index entry rather than rows of its own (docs/performance.md, "Notifications").
  *
- * The bell's count is users.unread_notifications, kept by migration 0012's triggers on
- * those three tables; blocks and suspensions change what counts, so they move it here
- * (createUnreadAdjust), by the rules the screen reads by: nothing by or towards someone
- * blocked either way, nothing by a suspended person, no hidden comment.
+ * The bell's count is users.unread_notifications, moved in the same UPDATE of the
+ * recipient's row that a like, comment or follow already makes for likes_received,
+ * comments_received or follower_count (likes-, comments-, follows-repository.ts; a
+ * trigger cost a like and unlike pair 45 µs more, measured on the reference set). What
+ * removes one in bulk (a block, a suspension, a post's or an account's removal) moves it
+ * here (createUnreadAdjust), by the rules the screen reads by: nothing by or towards
+ * someone blocked either way, nothing by a suspended person, no hidden comment.
  */
 
 export type NotificationKind = 'like' | 'comment' | 'follow';
@@ -94,6 +97,19 @@ const UNREAD_COUNT = `
  * its cost is that person's activity, never the recipients' whole history.
  */
 export function createUnreadAdjust(sqlite: Database.Database) {
+  // One notification taken back (a comment deleted, perhaps by an operator), if it counted.
+  const forget = sqlite.prepare<{ actor: number; recipient: number; at: number }>(`
+    UPDATE users SET unread_notifications = max(unread_notifications - 1, 0)
+    WHERE id = @recipient AND @at > notifications_seen_at AND ${visibleActor('@recipient', '@actor')}`);
+  // What is unread and counts on one post, for its author: before the post is deleted.
+  const authorOf = sqlite.prepare<[number], number>('SELECT user_id FROM posts WHERE id = ?').pluck();
+  const post = sqlite.prepare<{ post: number; author: number }>(`
+    UPDATE users SET unread_notifications = max(unread_notifications - (
+      SELECT count(*) FROM (
+        SELECT user_id AS actor, created_at AS at FROM likes WHERE post_id = @post AND recipient_id IS NOT NULL
+        UNION ALL SELECT user_id, created_at FROM comments WHERE post_id = @post AND recipient_id IS NOT NULL AND hidden = 0)
+      WHERE at > users.notifications_seen_at AND ${visibleActor('@author', 'actor')}), 0)
+    WHERE id = @author`);
   // What @actor made towards @recipient that is unread and counts now; by @sign.
   const pair = sqlite.prepare<{ actor: number; recipient: number; sign: number }>(`
     UPDATE users SET unread_notifications = max(unread_notifications + @sign * (
@@ -121,7 +137,19 @@ export function createUnreadAdjust(sqlite: Database.Database) {
       pair.run({ actor: a, recipient: b, sign });
       pair.run({ actor: b, recipient: a, sign });
     },
-    /** Before `user` is suspended (-1, while their comments still show), or after it is lifted (+1). */
+    /** A comment deleted: its recipient's bell, if it counted there. */
+    forget(actor: number, recipient: number, at: number): void {
+      forget.run({ actor, recipient, at });
+    },
+    /** Before a post is deleted with its likes and comments. */
+    post(postId: number): void {
+      const author = authorOf.get(postId);
+      if (author !== undefined) post.run({ post: postId, author });
+    },
+    /**
+     * Before `user` is suspended (-1, while their comments still show), after it is lifted
+     * (+1), or before the account's likes, comments and follows are deleted (-1).
+     */
     actor(user: number, sign: -1 | 1): void {
       actor.run({ actor: user, sign });
     },

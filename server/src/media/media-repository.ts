@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
+import { createUnreadAdjust } from '../domain/notifications-repository.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
 
@@ -101,6 +102,7 @@ export function createMediaRepository(sqlite: Database.Database) {
      FROM posts WHERE id = ?`,
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
+  const unread = createUnreadAdjust(sqlite);
   const uncountPostStmt = sqlite.prepare<[number, number, number, number]>(
     `UPDATE users SET post_count = MAX(post_count - 1, 0),
                       public_post_count = MAX(public_post_count - ?, 0),
@@ -138,6 +140,7 @@ export function createMediaRepository(sqlite: Database.Database) {
     if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
     if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
     record?.(post);
+    unread.post(postId); // its notifications leave the author's bell
     deletePostStmt.run(postId); // likes and comments go with it (ON DELETE CASCADE)
     if (!post.isProfilePicture) {
       uncountPostStmt.run(post.isAnonymous ? 0 : 1, post.likeCount, post.commentCount, post.userId);
