@@ -82,4 +82,9 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The service worker runs in its own global scope, not a page's or Node's.
+    files: ['web/public/sw.js'],
+    languageOptions: { globals: { ...globals.serviceworker } },
+  },
 );

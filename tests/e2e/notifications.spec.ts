@@ -54,7 +54,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       // A follow is its own group, on top; nobody else sees the author's notifications.
       await likers[0]!.page.goto(`/app/profile/${encodeURIComponent(author.username)}`);
       await likers[0]!.page.getByRole('button', { name: 'Follow', exact: true }).click();
-      await expect(likers[0]!.page.getByRole('button', { name: 'Unfollow', exact: true })).toBeVisible();
+      await expect(likers[0]!.page.getByRole('button', { name: 'Follow', exact: true, pressed: true })).toBeVisible();
       await page.reload();
       await expect(entries).toHaveCount(2);
       await expect(sentence(0)).toHaveText(new RegExp(`^${likers[0]!.user.username} started following you\\.`));

@@ -1,7 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
-import { loadConfig } from '@/lib/config';
+import { inlineConfig, loadConfig } from '@/lib/config';
+import { prefetchDiscover } from '@/lib/feed-prefetch';
 import { consumeRedirectFragment } from '@/lib/session';
 import '@/styles/global.css';
 
@@ -10,18 +11,33 @@ consumeRedirectFragment();
 
 const root = document.getElementById('root')!;
 
-loadConfig()
-  .then(() => {
-    createRoot(root).render(
-      <StrictMode>
-        <App />
-      </StrictMode>,
-    );
-  })
-  .catch((err: unknown) => {
-    console.error(err);
-    const p = document.createElement('p');
-    p.className = 'boot-error';
-    p.textContent = 'Shower Beer could not start: the server did not answer. Please reload the page.';
-    root.replaceChildren(p);
+function start() {
+  prefetchDiscover();
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+}
+
+// The server inlines the config into index.html: render at once. The Vite dev server does not: fetch it.
+if (inlineConfig()) start();
+else
+  loadConfig()
+    .then(start)
+    .catch((err: unknown) => {
+      console.error(err);
+      const p = document.createElement('p');
+      p.className = 'boot-error';
+      p.textContent = 'Shower Beer could not start: the server did not answer. Please reload the page.';
+      root.replaceChildren(p);
+    });
+
+// The app shell's service worker (web/public/sw.js), so the app can be installed; after
+// load, so it never competes with the first screen. Not in development: Vite serves unhashed modules.
+if (import.meta.env.PROD && 'serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch((err: unknown) => console.error('Service worker not registered', err));
   });
+}
+

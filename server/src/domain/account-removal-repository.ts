@@ -5,6 +5,8 @@ import { createSuspensionSteps } from './suspension.js';
 export interface RemovedAccount {
   /** Processed images of the account's posts and profile pictures (display and thumb under each). */
   mediaKeys: string[];
+  /** Those of mediaKeys that also have a medium rendition (posts.medium_width > 0). */
+  mediumKeys: string[];
   /** Raw uploads not yet turned into posts. */
   uploadKeys: string[];
 }
@@ -23,6 +25,7 @@ export interface RemovedAccount {
 export function createAccountRemovalRepository(sqlite: Database.Database) {
   const live = sqlite.prepare<[number], { sub: string }>('SELECT sub FROM users WHERE id = ? AND deleted_at IS NULL');
   const mediaKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ?').pluck();
+  const mediumKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ? AND medium_width > 0').pluck();
   const uploadKeys = sqlite.prepare<[number], string>('SELECT key FROM uploads WHERE user_id = ?').pluck();
   const steps = [
     // Likes given: the liked posts' counts and their authors' totals (visible posts only count there).
@@ -65,7 +68,7 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
     suspension.lift(userId);
     // What it made stops notifying: the bells it is in go down before its rows go.
     unread.actor(userId, -1);
-    const removed = { mediaKeys: mediaKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
+    const removed = { mediaKeys: mediaKeys.all(userId), mediumKeys: mediumKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);
     return removed;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
-import { displayKey, thumbKey } from '../storage/media-keys.js';
+import { displayKey, mediumKey, thumbKey } from '../storage/media-keys.js';
 import type { Storage } from '../storage/storage.js';
 import { createAccountRemovalRepository } from './account-removal-repository.js';
 
@@ -23,7 +23,11 @@ export function createAccountRemovalService({ sqlite, storage, log }: AccountRem
     async remove(userId: number): Promise<{ posts: number; files: number } | null> {
       const removed = repo.remove(userId);
       if (!removed) return null;
-      const keys = [...removed.mediaKeys.flatMap((k) => [displayKey(k), thumbKey(k)]), ...removed.uploadKeys];
+      const keys = [
+        ...removed.mediaKeys.flatMap((k) => [displayKey(k), thumbKey(k)]),
+        ...removed.mediumKeys.map(mediumKey),
+        ...removed.uploadKeys,
+      ];
       let files = 0;
       for (const key of keys) {
         try {

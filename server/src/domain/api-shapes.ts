@@ -25,6 +25,9 @@ export const Post = Type.Object({
   thumbnailUrl: Type.String(),
   width: Type.Integer(),
   height: Type.Integer(),
+  /** The same photo at mediumWidth wide, for srcset on phones; null (and mediumWidth 0) when the photo is not much wider. */
+  mediumUrl: Nullable(Type.String()),
+  mediumWidth: Type.Integer(),
   caption: Type.String(),
   /** The author's description of the photo, '' when they gave none (the web app then derives one from the caption). */
   altText: Type.String(),

@@ -1,4 +1,4 @@
-import { mediaUrls } from '../storage/media-keys.js';
+import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
 import type { CommentView, PostView } from './api-shapes.js';
 import { formatCursor } from './paging.js';
 
@@ -14,6 +14,8 @@ export interface PostRow {
   mediaKey: string;
   width: number;
   height: number;
+  /** 0: no medium rendition. */
+  mediumWidth: number;
   likeCount: number;
   commentCount: number;
   createdAt: number;
@@ -85,6 +87,8 @@ export function postView(row: PostRow, viewerId: number, comments: CommentRow[])
     thumbnailUrl,
     width: row.width,
     height: row.height,
+    mediumUrl: mediumUrl(row.mediaKey, row.mediumWidth),
+    mediumWidth: row.mediumWidth,
     caption: row.caption,
     altText: row.altText,
     isAnonymous: row.isAnonymous === 1,

@@ -1,5 +1,5 @@
 import { LruMap } from '../lru.js';
-import { mediaUrls } from '../storage/media-keys.js';
+import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
 import { formatCursor } from '../domain/paging.js';
 import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from '../domain/views.js';
 
@@ -15,8 +15,9 @@ interface PostFragment {
   isAnonymous: number;
   width: number;
   height: number;
+  mediumWidth: number;
   createdAt: number;
-  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
+  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
   head: string;
   /** `,"cursor":"…"}` */
   tail: string;
@@ -40,7 +41,7 @@ function jsonKeys<T>() {
     Object.fromEntries(names.map((n) => [n, `"${n}":`])) as Record<K, string> & ([Exclude<keyof T, K>] extends [never] ? unknown : { missing: Exclude<keyof T, K> });
 }
 const P = jsonKeys<PostView>()(
-  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'caption', 'altText', 'isAnonymous', 'created_at',
+  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at',
   'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
 );
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
@@ -92,6 +93,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.isAnonymous === r.isAnonymous &&
       kept.width === r.width &&
       kept.height === r.height &&
+      kept.mediumWidth === r.mediumWidth &&
       kept.createdAt === r.createdAt
     ) {
       return kept;
@@ -104,9 +106,11 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       isAnonymous: r.isAnonymous,
       width: r.width,
       height: r.height,
+      mediumWidth: r.mediumWidth,
       createdAt: r.createdAt,
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
+        `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
         `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
     };

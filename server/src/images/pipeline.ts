@@ -10,12 +10,29 @@ const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'avif', 'tiff'])
 
 export const DISPLAY_MAX = 1440;
 export const THUMB_SIZE = 400;
+/**
+ * Width of the medium rendition a phone gets through srcset (web/src/components/post-card.tsx).
+ * On a 390-px-wide phone the card's photo is 390 − 26 = 364 CSS px wide; at a device pixel ratio
+ * of 2 that is 728 pixels, at 1.75 637. 768 covers both (and phones up to ~410 px wide at 2×) in
+ * every browser: Firefox and Safari take the first candidate at least as dense as the screen, so
+ * 720 (1.98×) would lose to the 1,440 px display image there. Desktops at 1× (574 px) take it too;
+ * 3× phones still need the display image. Width only (no height cap): the frame's width is what
+ * the photo fills, a portrait one being cropped to 4:5 at most (web/src/lib/photo-frame.ts).
+ */
+export const MEDIUM_WIDTH = 768;
+/**
+ * No medium rendition unless the display image is at least this wide: below it the medium would
+ * save under ~35% of the pixels while the post stores a third image.
+ */
+export const MEDIUM_MIN_SOURCE_WIDTH = Math.round(MEDIUM_WIDTH * 1.25);
 
 export interface ProcessedImage {
   /** WebP, longest side ≤ 1440, auto-oriented, no metadata. */
   display: Buffer;
   /** WebP, 400×400 centre crop (smaller images are not enlarged), no metadata. */
   thumb: Buffer;
+  /** WebP, the display image at MEDIUM_WIDTH wide; null when the display is narrower than MEDIUM_MIN_SOURCE_WIDTH. */
+  medium: { data: Buffer; width: number } | null;
   /** Of the display image. */
   width: number;
   height: number;
@@ -83,14 +100,25 @@ export async function processImage(input: Readable, opts: PipelineOptions): Prom
       .raw({ depth: 'uchar' })
       .toBuffer({ resolveWithObject: true });
     const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
-    const [display, thumb] = await Promise.all([
+    const [display, thumb, medium] = await Promise.all([
       sharp(data, raw).webp({ quality: 82, effort: 4 }).toBuffer(),
       sharp(data, raw)
         .resize({ width: THUMB_SIZE, height: THUMB_SIZE, fit: 'cover', position: 'centre', withoutEnlargement: true })
         .webp({ quality: 72, effort: 4 })
         .toBuffer(),
+      // From the same decoded pixels: no second decode of the upload.
+      info.width >= MEDIUM_MIN_SOURCE_WIDTH
+        ? sharp(data, raw).resize({ width: MEDIUM_WIDTH }).webp({ quality: 80, effort: 4 }).toBuffer({ resolveWithObject: true })
+        : null,
     ]);
-    return { display, thumb, width: info.width, height: info.height, sourceFormat: meta.format };
+    return {
+      display,
+      thumb,
+      medium: medium ? { data: medium.data, width: medium.info.width } : null,
+      width: info.width,
+      height: info.height,
+      sourceFormat: meta.format,
+    };
   } catch {
     // Truncated or corrupt data shows up here, when the pixels are decoded.
     throw notAnImage();

@@ -25,6 +25,8 @@ export interface NewPost {
   mediaKey: string;
   width: number;
   height: number;
+  /** Width of its medium rendition, 0 when it has none. */
+  mediumWidth: number;
   createdAt: number;
   /** Bytes its processed images take in storage. */
   storedBytes: number;
@@ -71,9 +73,9 @@ export function createMediaRepository(sqlite: Database.Database) {
   );
   const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
 
-  const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number], { id: number }>(
-    `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, created_at, stored_bytes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number, number], { id: number }>(
+    `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, medium_width, created_at, stored_bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   // The author's own, visible post only: anyone else's (or a profile picture) changes nothing.
   const setAltTextStmt = sqlite.prepare<{ id: number; user: number; altText: string }, { id: number }>(
@@ -124,6 +126,7 @@ export function createMediaRepository(sqlite: Database.Database) {
       post.mediaKey,
       post.width,
       post.height,
+      post.mediumWidth,
       post.createdAt,
       post.storedBytes,
     )!;

@@ -20,7 +20,7 @@ import type { Storage } from '../storage/storage.js';
 import type { DeletedPost, MediaRepository } from './media-repository.js';
 import { postView, type PostView } from '../domain/views.js';
 import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH } from '../domain/limits.js';
-import { displayKey, mediaUrls, thumbKey } from '../storage/media-keys.js';
+import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../storage/media-keys.js';
 
 /** A photo's description as stored: cleaned like every text (domain/text.ts), at most ALT_TEXT_MAX_LENGTH characters. */
 function cleanAltText(raw: string | undefined): string {
@@ -222,20 +222,21 @@ export function createMediaService(deps: MediaServiceDeps) {
 
       const mediaKey = randomBytes(16).toString('base64url');
       let stored = false;
-      let image: { width: number; height: number };
+      let image: { width: number; height: number; mediumWidth: number };
       let postid: number;
       const createdAt = now();
       try {
         const processed = await limiter.run(async () => processImage(await storage.read(row.key), { maxPixels, maxBytes }));
-        image = processed;
+        image = { width: processed.width, height: processed.height, mediumWidth: processed.medium?.width ?? 0 };
         // The quota counts what is stored: the processed images (this upload's raw bytes no longer count).
-        const storedBytes = processed.display.length + processed.thumb.length;
+        const storedBytes = processed.display.length + processed.thumb.length + (processed.medium?.data.length ?? 0);
         if (quotaBytes > 0) {
           const used = repo.storageUsed(user.id);
           if (used + storedBytes > quotaBytes) throw quotaExceeded(quotaBytes, used, storedBytes);
         }
         await storage.write(displayKey(mediaKey), processed.display, 'image/webp');
         await storage.write(thumbKey(mediaKey), processed.thumb, 'image/webp');
+        if (processed.medium) await storage.write(mediumKey(mediaKey), processed.medium.data, 'image/webp');
         stored = true;
         // Only now that the images are stored does the post (and its counters) exist.
         postid = repo.insertPost({
@@ -247,14 +248,14 @@ export function createMediaService(deps: MediaServiceDeps) {
           mediaKey,
           width: processed.width,
           height: processed.height,
+          mediumWidth: image.mediumWidth,
           createdAt,
-          storedBytes: processed.display.length + processed.thumb.length,
+          storedBytes,
         });
       } catch (err) {
         if (stored || !(err instanceof HttpError)) {
           // Our side failed (storage, database): undo what was written.
-          await removeQuietly(displayKey(mediaKey));
-          await removeQuietly(thumbKey(mediaKey));
+          for (const key of allMediaKeys(mediaKey)) await removeQuietly(key);
         }
         if (err instanceof HttpError && err.statusCode !== 503) {
           // Not an image, too big, damaged: the raw bytes are of no use to anyone.
@@ -282,6 +283,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           mediaKey,
           width: image.width,
           height: image.height,
+          mediumWidth: image.mediumWidth,
           likeCount: 0,
           commentCount: 0,
           createdAt,
@@ -333,8 +335,7 @@ export function createMediaService(deps: MediaServiceDeps) {
     if (result.outcome === 'not_found') throw notFound('No such post.');
     if (result.outcome === 'forbidden') throw forbidden('Only the author can delete this post.');
     // After the commit: a crash here leaves unreferenced files, never a post without its image.
-    await removeQuietly(displayKey(result.post.mediaKey));
-    await removeQuietly(thumbKey(result.post.mediaKey));
+    for (const key of allMediaKeys(result.post.mediaKey)) await removeQuietly(key);
     return { deleted: true as const };
   }
 }

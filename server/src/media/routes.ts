@@ -17,7 +17,7 @@ const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, 
  * budget); 5xx ours (503 busy with Retry-After from create-post, 500 anything else).
  */
 const apiErrors = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
-const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|thumb)\.webp$/;
+const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|medium|thumb)\.webp$/;
 
 // The writes here share the API's per-user write budget, which plugins/security.ts
 // sets on every write route under /api/ (one mechanism, in one place).

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../config.js';
 import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
 
 /**
  * What the browser needs to know at run time (never baked in at build time),
- * so one web bundle works with the embedded provider and with Keycloak.
+ * so one web bundle works with the embedded provider and with Keycloak. Served
+ * at /config.json and inlined into index.html (plugins/web.ts), so the app's
+ * first render does not wait for a second round trip.
  */
-const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
-  const { auth, web, uploads, publicUrl } = fastify.config;
-  const body = {
+export function publicConfig({ auth, web, uploads, publicUrl }: Config) {
+  return {
     appUrl: publicUrl,
     auth: {
       provider: auth.provider,
@@ -22,6 +24,10 @@ const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
     api: { baseUrl: web.apiBaseUrl, secondBaseUrl: web.secondApiBaseUrl },
     limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH },
   };
+}
+
+const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
+  const body = publicConfig(fastify.config);
   fastify.get('/config.json', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
     return body;

@@ -2,7 +2,9 @@ import { expect, type Locator } from '@playwright/test';
 
 /** One post in a feed (or opened from a grid). */
 export class PostCard {
+  /** The like toggle while you do not like the post (aria-pressed="false"). */
   readonly likeButton: Locator;
+  /** The same toggle while you do (aria-pressed="true"): pressing it takes the like back. */
   readonly unlikeButton: Locator;
   readonly likesText: Locator;
   readonly commentInput: Locator;
@@ -13,8 +15,9 @@ export class PostCard {
   readonly moreOptions: Locator;
 
   constructor(readonly root: Locator) {
-    this.likeButton = root.getByRole('button', { name: 'Like', exact: true });
-    this.unlikeButton = root.getByRole('button', { name: 'Unlike', exact: true });
+    // One toggle button named "Like" whose aria-pressed says whether you do.
+    this.likeButton = root.getByRole('button', { name: 'Like', exact: true, pressed: false });
+    this.unlikeButton = root.getByRole('button', { name: 'Like', exact: true, pressed: true });
     this.likesText = root.getByText(/^\d+ likes?$/);
     this.commentInput = root.getByLabel('Add a comment');
     this.postCommentButton = root.getByRole('button', { name: 'Post', exact: true });

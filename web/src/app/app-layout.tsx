@@ -1,5 +1,6 @@
 import { Suspense } from 'react';
 import { Navigate, Outlet } from 'react-router-dom';
+import { RouteTitle } from '@/app/route-title';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
 import { useMe } from '@/lib/me-context';
@@ -18,11 +19,13 @@ function SignedInLayout() {
   const { me } = useMe();
   return (
     <>
+      <RouteTitle />
       <a href="#main" className="skip-link">
         Skip to content
       </a>
       <NavBar />
-      <main id="main">
+      {/* tabIndex -1: the skip link, and a dialog whose opener went, can move focus here. */}
+      <main id="main" tabIndex={-1}>
         {me?.suspension && (
           <p className="suspended-banner" role="status">
             Your account is suspended by an operator: “{me.suspension.reason}”. You can look around, but you cannot post, like,

@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router-dom';
 import { AppLayout } from '@/app/app-layout';
 import { NotFound } from '@/app/not-found';
+import { RouteTitle, type RouteHandle } from '@/app/route-title';
 import { Loading } from '@/components/status';
 
 // Every screen is its own chunk: the login page ships no feed code, and the reverse.
@@ -23,34 +24,49 @@ const NotificationsPage = lazy(() =>
 const AdminPage = lazy(() => import('@/features/admin/admin-page').then((m) => ({ default: m.AdminPage })));
 const ProfilePage = lazy(() => import('@/features/profile/profile-page').then((m) => ({ default: m.ProfilePage })));
 
+const titled = (title: RouteHandle['title']): { handle: RouteHandle } => ({ handle: { title } });
+
 export const router = createBrowserRouter([
   {
     path: '/',
     element: (
-      <Suspense fallback={<Loading />}>
-        <LoginPage />
-      </Suspense>
+      <>
+        <RouteTitle />
+        <Suspense fallback={<Loading />}>
+          <LoginPage />
+        </Suspense>
+      </>
     ),
+    ...titled('Shower Beer'),
   },
   {
     path: '/app',
     element: <AppLayout />,
     children: [
       { index: true, element: <Navigate to="/app/account" replace /> },
-      { path: 'account', element: <AccountPage /> },
+      { path: 'account', element: <AccountPage />, ...titled('Your profile') },
       // The spec's second own-profile route: the parameter is not used.
-      { path: 'account/:username', element: <AccountPage /> },
-      { path: 'create-post', element: <CreatePostPage /> },
-      { path: 'discover', element: <DiscoverPage /> },
-      { path: 'follow-feed', element: <FollowFeedPage /> },
-      { path: 'search-profile', element: <SearchProfilePage /> },
-      { path: 'profile/:username', element: <ProfilePage /> },
+      { path: 'account/:username', element: <AccountPage />, ...titled('Your profile') },
+      { path: 'create-post', element: <CreatePostPage />, ...titled('New post') },
+      { path: 'discover', element: <DiscoverPage />, ...titled('Discover') },
+      { path: 'follow-feed', element: <FollowFeedPage />, ...titled('Following Feed') },
+      { path: 'search-profile', element: <SearchProfilePage />, ...titled('Search profiles') },
+      { path: 'profile/:username', element: <ProfilePage />, ...titled((params) => params.username ?? 'Profile') },
       // Not in the spec: likes, comments and follows of yours (docs/api.md, "Notifications").
-      { path: 'notifications', element: <NotificationsPage /> },
+      { path: 'notifications', element: <NotificationsPage />, ...titled('Notifications') },
       // Not in the spec: the operator's page (docs/api.md, "Moderation").
-      { path: 'admin', element: <AdminPage /> },
-      { path: '*', element: <NotFound /> },
+      { path: 'admin', element: <AdminPage />, ...titled('Moderation') },
+      { path: '*', element: <NotFound />, ...titled('Page not found') },
     ],
   },
-  { path: '*', element: <NotFound standalone /> },
+  {
+    path: '*',
+    element: (
+      <>
+        <RouteTitle />
+        <NotFound standalone />
+      </>
+    ),
+    ...titled('Page not found'),
+  },
 ]);

@@ -41,7 +41,7 @@ export function EditAltTextDialog({ postId, current, onSaved, onClose }: EditAlt
           <label htmlFor={id} className={modal.label}>
             Alt text
           </label>
-          <textarea id={id} className={modal.textarea} value={text} maxLength={max} onChange={(e) => setText(e.target.value)} autoFocus />
+          <textarea id={id} className={modal.textarea} value={text} maxLength={max} onChange={(e) => setText(e.target.value)} data-autofocus />
           <p className={modal.hint}>
             Read aloud to people who cannot see the photo. Say what is in it: the beer, the place, the mood. {text.length}/{max}
           </p>

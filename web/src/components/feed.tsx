@@ -1,10 +1,10 @@
+import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostCard } from '@/components/post-card';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import type { Post } from '@/lib/api';
+import { FEED_PAGE as PAGE } from '@/lib/feed-prefetch';
 import { usePagedList } from '@/lib/use-paged-list';
-
-const PAGE = 10;
 
 interface FeedProps {
   fetchPage: (params: { limit: number; cursor?: string; signal: AbortSignal }) => Promise<Post[]>;
@@ -15,7 +15,8 @@ interface FeedProps {
 
 /**
  * A feed of post cards, one request per page: each post arrives with its like and
- * comment data, so nothing is fetched per post. More pages load as you scroll.
+ * comment data, so nothing is fetched per post. More pages load as you scroll, or with
+ * the "Load more posts" button at the end.
  */
 export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProps) {
   const list = usePagedList((cursor, signal) => fetchPage({ limit: PAGE, cursor, signal }), PAGE);
@@ -37,6 +38,7 @@ export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProp
           key={post.postid}
           post={post}
           eager={i < 2}
+          priority={i === 0}
           onChange={(p) => list.setItems((items) => items.map((x) => (x.postid === p.postid ? p : x)))}
           onDelete={(id) => list.setItems((items) => items.filter((x) => x.postid !== id))}
           onAuthorBlocked={(p) =>
@@ -46,11 +48,7 @@ export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction }: FeedProp
       ))}
       {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
       {list.loading && <Loading />}
-      {list.done ? (
-        <p className={page.end}>You're all caught up. Cheers!</p>
-      ) : (
-        <div ref={list.sentinelRef} className={page.sentinel} />
-      )}
+      <LoadMore list={list} what="posts" endText="You're all caught up. Cheers!" alwaysShowEnd />
     </div>
   );
 }

@@ -10,17 +10,40 @@ interface ModalProps {
 }
 
 /**
- * A small modal dialog with a title and a close button. The native <dialog> opened
- * with showModal() keeps focus inside and gives it back to the opener on close;
- * Escape and a click on the backdrop close it.
+ * Opens the dialog with showModal() when it mounts: the rest of the page turns inert, so
+ * focus stays inside (on the element marked data-autofocus, else the first control), and
+ * Escape closes it. When it goes, focus goes back to the control that opened it (the
+ * browser does that on close() too, but not when the opener itself went meanwhile, say a
+ * report the operator just removed: then to the main region).
+ */
+export function useModalDialog(ref: React.RefObject<HTMLDialogElement | null>): void {
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) {
+      // Not again in React's development double run, when focus is already inside.
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+      // showModal() focuses the first control; React's autoFocus ran before the dialog was open and did nothing,
+      // so a field meant to be typed in at once says so with data-autofocus.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
+    return () => {
+      const back = opener.current?.isConnected ? opener.current : document.getElementById('main');
+      // While the dialog is still open (that double run) everything behind it is inert and this does nothing.
+      back?.focus({ preventScroll: !opener.current?.isConnected });
+    };
+  }, [ref]);
+}
+
+/**
+ * A small modal dialog with a title and a close button (useModalDialog: focus stays inside
+ * and comes back to the opener); Escape and a click on the backdrop close it.
  */
 export function Modal({ title, onClose, children }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
+  useModalDialog(ref);
   const close = () => ref.current?.close();
   return (
     <dialog

@@ -8,6 +8,7 @@ import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import type { Comment, Post } from '@/lib/api';
 import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
+import { frameRatio, photoSizes } from '@/lib/photo-frame';
 import styles from './post-card.module.css';
 
 interface PostCardProps {
@@ -18,9 +19,11 @@ interface PostCardProps {
   onAuthorBlocked?: (post: Post) => void;
   /** The first cards on screen load their image at once; the rest lazily. */
   eager?: boolean;
+  /** The first photo of a feed (the page's largest paint): fetched before anything else. */
+  priority?: boolean;
 }
 
-export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false }: PostCardProps) {
+export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false, priority = false }: PostCardProps) {
   const name = authorName(post);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
@@ -160,16 +163,19 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
         )}
       </header>
 
-      <div className={styles.media}>
+      {/* The frame takes the photo's shape within 4:5 to 1.91:1 (lib/photo-frame.ts); the photo fills it. */}
+      <div className={styles.media} style={{ aspectRatio: frameRatio(post.width, post.height) }}>
         <img
           src={post.s3Url}
+          // A phone gets the 768-px rendition, not the 1,440-px one (server/src/images/pipeline.ts).
+          srcSet={post.mediumUrl ? `${post.mediumUrl} ${post.mediumWidth}w, ${post.s3Url} ${post.width}w` : undefined}
+          sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
           width={post.width || undefined}
           height={post.height || undefined}
-          style={post.width && post.height ? { aspectRatio: `${post.width} / ${post.height}` } : undefined}
           alt={photoAlt(post)}
           loading={eager ? 'eager' : 'lazy'}
-          fetchPriority={eager ? 'high' : 'auto'}
-          decoding="async"
+          fetchPriority={priority ? 'high' : 'auto'}
+          decoding={priority ? 'auto' : 'async'}
           onDoubleClick={() => !post.likedByUser && toggleLike()}
         />
         {post.altText && (
@@ -210,9 +216,11 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
             type="button"
             className={`${styles.action} ${post.likedByUser ? styles.liked : ''}`}
             onClick={toggleLike}
-            disabled={likeBusy}
+            // A toggle: the name stays "Like" and aria-pressed says whether you do. Busy is
+            // aria-disabled, not disabled, so keyboard focus stays on the button.
+            aria-disabled={likeBusy || undefined}
             aria-pressed={post.likedByUser}
-            aria-label={post.likedByUser ? 'Unlike' : 'Like'}
+            aria-label="Like"
           >
             <HeartIcon filled={post.likedByUser} />
             <span aria-hidden="true">{post.likeCount}</span>
@@ -228,9 +236,17 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
           </button>
           <button type="button" className={styles.action} onClick={share} aria-label="Share">
             <ShareIcon />
-            {shared && <span className={styles.copied}>Copied!</span>}
+            {shared && (
+              <span className={styles.copied} aria-hidden="true">
+                Copied!
+              </span>
+            )}
           </button>
         </div>
+        {/* The button's name stays "Share": what it did is said here. */}
+        <span role="status" className="visually-hidden">
+          {shared ? 'Copied to the clipboard' : ''}
+        </span>
 
         <p className={styles.likes}>{likesText(post.likeCount)}</p>
         <p className={styles.caption}>
@@ -327,11 +343,18 @@ function PostMenu({ blockLabel, onReport, onBlock }: { blockLabel: string; onRep
 
   const choose = (action: () => void) => () => {
     setOpen(false);
+    // The menu item goes with the menu: focus comes back to ⋯ first, so the report dialog returns it there.
+    buttonRef.current?.focus();
     action();
   };
 
   return (
-    <div className={styles.menuWrap} ref={wrapRef}>
+    <div
+      className={styles.menuWrap}
+      ref={wrapRef}
+      // Tabbing out of the open menu closes it, as a click elsewhere does.
+      onBlur={(e) => open && !wrapRef.current?.contains(e.relatedTarget) && setOpen(false)}
+    >
       <button
         ref={buttonRef}
         type="button"

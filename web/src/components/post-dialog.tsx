@@ -1,5 +1,6 @@
-import { useEffect, useRef } from 'react';
+import { useRef } from 'react';
 import { CloseIcon } from '@/components/icons';
+import { useModalDialog } from '@/components/modal';
 import { PostCard } from '@/components/post-card';
 import type { Post } from '@/lib/api';
 import styles from './post-dialog.module.css';
@@ -11,13 +12,10 @@ interface PostDialogProps {
   onDelete: (postId: number) => void;
 }
 
-/** One post from a grid, opened as a modal dialog (Escape or the close button closes it). */
+/** One post from a grid, opened as a modal dialog (Escape or the close button closes it; focus returns to the tile). */
 export function PostDialog({ post, onClose, onChange, onDelete }: PostDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-  }, []);
+  useModalDialog(ref);
   return (
     <dialog
       ref={ref}

@@ -17,8 +17,25 @@ export interface AppConfig {
 
 let config: AppConfig | null = null;
 
-export async function loadConfig(): Promise<AppConfig> {
+/**
+ * The config the server inlined into index.html (plugins/web.ts) as a JSON data block,
+ * read without a round trip; null when the page has none (the Vite dev server's).
+ */
+export function inlineConfig(): AppConfig | null {
   if (config) return config;
+  const text = document.getElementById('app-config')?.textContent;
+  if (!text) return null;
+  try {
+    config = JSON.parse(text) as AppConfig;
+  } catch {
+    return null;
+  }
+  return config;
+}
+
+/** The inlined config, else GET /config.json. */
+export async function loadConfig(): Promise<AppConfig> {
+  if (config ?? inlineConfig()) return config!;
   const res = await fetch('/config.json', { headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`config.json: ${res.status}`);
   config = (await res.json()) as AppConfig;

@@ -6,14 +6,19 @@ export interface PagedList<T> {
   loading: boolean;
   error: boolean;
   done: boolean;
+  /** How many pages have arrived since the list (re)started. */
+  pages: number;
   /** Attach to an element at the end of the list: when it scrolls into view the next page loads. */
   sentinelRef: (el: Element | null) => void;
+  /** Loads the next page now (the "Load more" button: keyboard and screen-reader users do not scroll to a sentinel). */
+  loadMore: () => void;
   retry: () => void;
 }
 
 /**
- * Cursor pagination driven by an IntersectionObserver on a sentinel element: one request
- * per page, the next page asks for ?cursor= of the last item, and a page shorter than the
+ * Cursor pagination driven by an IntersectionObserver on a sentinel element, or by
+ * loadMore (components/load-more.tsx puts both at the end of a list): one request per
+ * page, the next page asks for ?cursor= of the last item, and a page shorter than the
  * limit is the end.
  */
 export function usePagedList<T extends { cursor: string }>(
@@ -26,6 +31,7 @@ export function usePagedList<T extends { cursor: string }>(
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState(false);
   const [done, setDone] = useState(false);
+  const [pages, setPages] = useState(0);
   const busy = useRef(false);
   const cursorRef = useRef<string | undefined>(undefined);
   const doneRef = useRef(false);
@@ -52,6 +58,7 @@ export function usePagedList<T extends { cursor: string }>(
           setDone(true);
         }
         setItems((prev) => (prev.length === 0 ? page : [...prev, ...page]));
+        setPages((n) => n + 1);
         busy.current = false;
         setLoading(false);
         // The sentinel may still be on screen (short pages on a tall window): keep going.
@@ -72,6 +79,7 @@ export function usePagedList<T extends { cursor: string }>(
     busy.current = false;
     setItems([]);
     setDone(false);
+    setPages(0);
     loadNext();
     return () => abortRef.current?.abort();
   }, [key, loadNext]);
@@ -97,5 +105,5 @@ export function usePagedList<T extends { cursor: string }>(
 
   const retry = useCallback(() => loadNext(), [loadNext]);
 
-  return { items, setItems, loading, error, done, sentinelRef, retry };
+  return { items, setItems, loading, error, done, pages, sentinelRef, loadMore: retry, retry };
 }

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
 import { CameraIcon } from '@/components/icons';
+import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
 import { PostGrid } from '@/components/post-grid';
@@ -210,7 +211,7 @@ export function AccountPage() {
         )}
         {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
         {list.loading && list.items.length > 0 && <Loading />}
-        {!list.done && <div ref={list.sentinelRef} className={page.sentinel} />}
+        <LoadMore list={list} what="posts" endText="That's all your posts." />
       </section>
 
       {open && (

@@ -52,7 +52,7 @@ export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onCl
             maxLength={REASON_MAX}
             required
             onChange={(e) => setReason(e.target.value)}
-            autoFocus
+            data-autofocus
           />
           {error && (
             <p className={modal.error} role="alert">

@@ -141,11 +141,15 @@ export function CreatePostPage() {
             <span className={styles.dropHint}>JPEG, PNG, WebP, HEIC… up to 100 MB</span>
           </label>
         )}
+        {/* Named on its own too: with a photo chosen its label (the drop zone) is gone, and so is
+            it from the tab order (Remove Image brings the drop zone back). */}
         <input
           id={ids.file}
           type="file"
           accept="image/*"
           className="visually-hidden"
+          aria-label="Choose a photo"
+          tabIndex={preview ? -1 : undefined}
           onChange={(e) => {
             choose(e.target.files?.[0]);
             e.target.value = '';

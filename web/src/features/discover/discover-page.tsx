@@ -2,7 +2,7 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { Feed } from '@/components/feed';
 import page from '@/components/page.module.css';
-import { getDiscoverPosts } from '@/lib/api';
+import { discoverPage } from '@/lib/feed-prefetch';
 
 /** `/app/discover`: everyone's posts, newest first. */
 export function DiscoverPage() {
@@ -10,7 +10,7 @@ export function DiscoverPage() {
     <div className={page.page}>
       <h1 className={page.title}>Discover</h1>
       <Feed
-        fetchPage={getDiscoverPosts}
+        fetchPage={discoverPage}
         emptyTitle="No posts yet!"
         emptyText="Be the first to share your shower beer moment."
         emptyAction={

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { BellIcon } from '@/components/icons';
+import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
@@ -119,7 +120,7 @@ export function NotificationsPage() {
       )}
       {list.items.length > 0 && list.error && <ErrorMessage text="We couldn't load more." onRetry={list.retry} />}
       {list.items.length > 0 && list.loading && <Loading />}
-      {!list.done && list.items.length > 0 && <div ref={list.sentinelRef} className={page.sentinel} />}
+      <LoadMore list={list} what="notifications" />
     </div>
   );
 }

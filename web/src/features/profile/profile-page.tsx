@@ -2,7 +2,8 @@ import { useCallback, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import { CameraIcon } from '@/components/icons';
+import { CameraIcon, CheckIcon } from '@/components/icons';
+import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
 import { PostGrid } from '@/components/post-grid';
@@ -17,7 +18,7 @@ import styles from './profile-page.module.css';
 const PAGE = 30;
 type Summary = Omit<ViewedUser, 'posts'>;
 
-/** `/app/profile/:username`: someone else's profile, with Follow/Unfollow. */
+/** `/app/profile/:username`: someone else's profile, with Follow (a toggle) and Block. */
 export function ProfilePage() {
   const { username = '' } = useParams();
   const { me } = useMe();
@@ -53,6 +54,7 @@ function OtherProfile({ username }: { username: string }) {
   const list = usePagedList(fetchPage, PAGE, `${username}#${version}`);
 
   async function toggleFollow() {
+    // Not `disabled` while busy: that would drop keyboard focus from the button.
     if (!summary || followBusy) return;
     setFollowBusy(true);
     try {
@@ -149,13 +151,17 @@ function OtherProfile({ username }: { username: string }) {
           </dl>
           <div className={styles.buttons}>
             {!summary.isBlocked && (
+              // A toggle: its name stays "Follow" and aria-pressed says whether you do (a name that
+              // flipped to "Unfollow" as well would read "Unfollow, pressed").
               <button
                 type="button"
                 className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
                 onClick={toggleFollow}
-                disabled={followBusy}
+                aria-pressed={summary.isFollowing}
+                aria-disabled={followBusy || undefined}
               >
-                {summary.isFollowing ? 'Unfollow' : 'Follow'}
+                {summary.isFollowing && <CheckIcon size={18} />}
+                Follow
               </button>
             )}
             <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
@@ -181,7 +187,7 @@ function OtherProfile({ username }: { username: string }) {
         )}
         {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
         {list.loading && list.items.length > 0 && <Loading />}
-        {!list.done && <div ref={list.sentinelRef} className={page.sentinel} />}
+        <LoadMore list={list} what="posts" />
       </section>
 
       {open && (

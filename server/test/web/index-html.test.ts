@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import t from 'tap';
+import { findAppRoot } from '../../src/config.js';
+import { configScript, SCREENS } from '../../src/plugins/web.js';
+import { buildTestApp } from '../helpers.js';
+
+/** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */
+function fakeBuild(t: { teardown(fn: () => unknown): void }) {
+  const dist = mkdtempSync(join(tmpdir(), 'shower-beer-web-'));
+  t.teardown(() => rmSync(dist, { recursive: true, force: true }));
+  mkdirSync(join(dist, 'assets'));
+  mkdirSync(join(dist, '.vite'));
+  mkdirSync(join(dist, 'icons'));
+  writeFileSync(
+    join(dist, 'index.html'),
+    `<!doctype html><html><head><title>Shower Beer</title><link rel="manifest" href="/manifest.webmanifest" />` +
+      `<script type="module" crossorigin src="/assets/index-A1.js"></script><link rel="modulepreload" crossorigin href="/assets/shared-B2.js">` +
+      `</head><body><div id="root"></div></body></html>`,
+  );
+  const manifest = {
+    'index.html': { file: 'assets/index-A1.js', imports: ['_shared-B2.js'], css: ['assets/index-A1.css'], isEntry: true },
+    '_shared-B2.js': { file: 'assets/shared-B2.js' },
+    '_feed-C3.js': { file: 'assets/feed-C3.js', imports: ['_shared-B2.js', 'index.html', '_post-card-D4.js'] },
+    '_post-card-D4.js': { file: 'assets/post-card-D4.js', imports: ['_shared-B2.js', 'index.html'], css: ['assets/post-card-D4.css'] },
+    'src/features/discover/discover-page.tsx': { file: 'assets/discover-page-E5.js', imports: ['_shared-B2.js', '_feed-C3.js', 'index.html'], isDynamicEntry: true },
+    'src/features/auth/login-page.tsx': { file: 'assets/login-page-F6.js', imports: ['_shared-B2.js'], css: ['assets/login-page-F6.css'], isDynamicEntry: true },
+  };
+  writeFileSync(join(dist, '.vite', 'manifest.json'), JSON.stringify(manifest));
+  for (const file of ['index-A1.js', 'shared-B2.js', 'feed-C3.js', 'post-card-D4.js', 'discover-page-E5.js', 'login-page-F6.js']) {
+    writeFileSync(join(dist, 'assets', file), 'export {};');
+  }
+  // As web/vite.config.ts's precompress leaves it next to the file.
+  writeFileSync(join(dist, 'assets', 'index-A1.js.br'), brotliCompressSync('export {};'));
+  writeFileSync(join(dist, 'sw.js'), "const VERSION = 'abc';\n");
+  writeFileSync(join(dist, 'manifest.webmanifest'), JSON.stringify({ name: 'Shower Beer', display: 'standalone' }));
+  writeFileSync(join(dist, 'icons', 'icon-192.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  return dist;
+}
+
+const inlined = (html: string) => {
+  const match = /<script type="application\/json" id="app-config">(.*?)<\/script>/s.exec(html);
+  return match ? (JSON.parse(match[1]!) as unknown) : null;
+};
+
+t.test('index.html carries the run-time config inline, the same as /config.json', async (t) => {
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t) });
+  const config = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+  for (const url of ['/', '/app', '/app/discover', '/app/profile/alice?x=1', '/app/no-such-screen']) {
+    const res = await app.inject({ method: 'GET', url });
+    t.equal(res.statusCode, 200, url);
+    t.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    t.equal(res.headers['cache-control'], 'no-cache', `${url}: revalidated every time (a deploy is seen at once)`);
+    t.same(inlined(res.body), config, `${url}: the config inlined`);
+    t.ok(res.body.indexOf('id="app-config"') < res.body.indexOf('</head>'), 'in the head');
+    t.match(String(res.headers['content-security-policy']), /script-src 'self'/, 'no inline script allowed or needed: a data block is not run');
+  }
+});
+
+t.test('the inlined config cannot close its script element', async (t) => {
+  const tag = configScript({ api: { baseUrl: 'https://x.example/</script><script>alert(1)</script><!--' } });
+  t.ok(tag.startsWith('<script type="application/json" id="app-config">') && tag.endsWith('</script>'));
+  const json = tag.slice(tag.indexOf('>') + 1, -'</script>'.length);
+  t.notMatch(json, /</, 'no markup inside the data block (no </script>, <!-- or <script)');
+  t.match(json, /\\u003c\/script>/);
+  t.same(JSON.parse(json), { api: { baseUrl: 'https://x.example/</script><script>alert(1)</script><!--' } }, 'and reads back the same');
+
+  // Through the server too: a base URL with markup in it.
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t), API_BASE_URL: 'https://api.example.org/a</script><b>' });
+  const res = await app.inject({ method: 'GET', url: '/app/discover' });
+  t.equal(res.body.match(/<\/script>/g)?.length, 2, 'only the entry script and the data block end in </script>');
+  t.match(inlined(res.body), { api: { baseUrl: 'https://api.example.org/a</script><b>' } });
+});
+
+t.test('the opened screen’s chunks and CSS are named up front, not what the entry already loads', async (t) => {
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t) });
+  const discover = (await app.inject({ method: 'GET', url: '/app/discover/' })).body;
+  for (const file of ['discover-page-E5.js', 'feed-C3.js', 'post-card-D4.js']) {
+    t.match(discover, `<link rel="modulepreload" crossorigin href="/assets/${file}">`, file);
+  }
+  t.match(discover, '<link rel="stylesheet" crossorigin href="/assets/post-card-D4.css">', 'the screen’s CSS');
+  t.equal(discover.split('/assets/shared-B2.js').length - 1, 1, 'the entry’s own chunk is not named twice');
+  t.notMatch(discover, 'login-page', 'nor another screen’s');
+
+  const login = (await app.inject({ method: 'GET', url: '/' })).body;
+  t.match(login, '<link rel="modulepreload" crossorigin href="/assets/login-page-F6.js">');
+  t.match(login, '<link rel="stylesheet" crossorigin href="/assets/login-page-F6.css">');
+  t.notMatch(login, 'discover-page');
+  const unknown = (await app.inject({ method: 'GET', url: '/app/no-such-screen' })).body;
+  t.notMatch(unknown, /modulepreload" crossorigin href="\/assets\/(discover|login)/, 'a path of no screen: no hints');
+});
+
+t.test('index.html answers 304 to its ETag', async (t) => {
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t) });
+  const first = await app.inject({ method: 'GET', url: '/app/discover' });
+  const etag = String(first.headers.etag);
+  t.match(etag, /^"[\w-]+"$/);
+  const again = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'if-none-match': etag } });
+  t.equal(again.statusCode, 304);
+  t.equal(again.body, '');
+  const other = await app.inject({ method: 'GET', url: '/', headers: { 'if-none-match': etag } });
+  t.equal(other.statusCode, 200, 'another screen’s page is another page');
+});
+
+t.test('the service worker, the web app manifest and the icons are revalidated, with their types', async (t) => {
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t) });
+  const cases: [string, RegExp][] = [
+    ['/sw.js', /^(application|text)\/javascript/],
+    ['/manifest.webmanifest', /^application\/manifest\+json/],
+    ['/icons/icon-192.png', /^image\/png$/],
+  ];
+  for (const [url, type] of cases) {
+    const res = await app.inject({ method: 'GET', url });
+    t.equal(res.statusCode, 200, url);
+    t.match(String(res.headers['content-type']), type, `${url}: ${res.headers['content-type']}`);
+    t.equal(res.headers['cache-control'], 'no-cache', `${url}: a new deploy's worker and icons are seen at once`);
+  }
+  const asset = await app.inject({ method: 'GET', url: '/assets/index-A1.js' });
+  t.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
+  t.equal(asset.headers['content-encoding'], undefined, 'as written to a client that accepts no encoding');
+  const br = await app.inject({ method: 'GET', url: '/assets/index-A1.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  t.equal(br.headers['content-encoding'], 'br', 'the Brotli copy to one that does');
+  t.match(String(br.headers.vary), /accept-encoding/i);
+  t.match(String(br.headers['content-type']), /javascript/);
+  t.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+  t.equal(brotliDecompressSync(br.rawPayload).toString(), 'export {};');
+  const csp = String(asset.headers['content-security-policy']);
+  t.match(csp, /worker-src 'self'/);
+  t.match(csp, /manifest-src 'self'/);
+  t.equal((await app.inject({ method: 'GET', url: '/.vite/manifest.json' })).statusCode, 404, 'the build manifest is not served');
+});
+
+t.test('every screen the server names is a lazy route of the web app', async (t) => {
+  const web = join(findAppRoot(), 'web');
+  const router = readFileSync(join(web, 'src', 'app', 'router.tsx'), 'utf8');
+  for (const [, module] of SCREENS) {
+    t.ok(existsSync(join(web, module)), `${module} exists`);
+    t.match(router, `import('@/${module.replace(/^src\//, '').replace(/\.tsx$/, '')}')`, `${module} is one of router.tsx's lazy screens`);
+  }
+  const lazy = [...router.matchAll(/import\('@\/(features\/[^']+)'\)/g)].map((m) => `src/${m[1]}.tsx`);
+  t.same([...lazy].sort(), SCREENS.map(([, m]) => m).sort(), 'and every lazy screen is named');
+});

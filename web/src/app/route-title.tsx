@@ -1,0 +1,25 @@
+import { useEffect } from 'react';
+import { useMatches, type Params } from 'react-router-dom';
+
+/** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
+export interface RouteHandle {
+  title: string | ((params: Params) => string);
+}
+
+const APP = 'Shower Beer';
+
+/**
+ * Keeps document.title on the screen shown ("Discover · Shower Beer"), from the deepest
+ * matched route that names one: each screen has its own title (WCAG 2.4.2), which screen
+ * readers read when the tab changes and which tells tabs and history entries apart.
+ */
+export function RouteTitle() {
+  const matches = useMatches();
+  const match = [...matches].reverse().find((m) => (m.handle as RouteHandle | undefined)?.title);
+  const handle = match?.handle as RouteHandle | undefined;
+  const title = handle ? (typeof handle.title === 'function' ? handle.title(match!.params) : handle.title) : '';
+  useEffect(() => {
+    document.title = title && title !== APP ? `${title} · ${APP}` : APP;
+  }, [title]);
+  return null;
+}
