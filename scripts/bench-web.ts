@@ -243,6 +243,17 @@ async function snapshotWebDist(target: string): Promise<string> {
   }
 }
 
+/** A server that died or was killed mid-run leaves a page that half loaded (robots.txt failing, an interstitial…). */
+async function assertServerAlive(baseUrl: string, where: string): Promise<void> {
+  const alive = await fetch(`${baseUrl}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (alive) return;
+  const how = server ? ` (exit code ${server.child.exitCode}, signal ${server.child.signalCode})` : '';
+  throw new Error(`the server stopped answering during ${where}${how}; its figures are not kept`);
+}
+
 function credentials(flag: string | undefined, name: string): Account | undefined {
   if (!flag) return undefined;
   const i = flag.indexOf(':');
@@ -327,11 +338,13 @@ try {
         outcome = await measure(chrome.browser, url, screen.expect(ctx), token);
         load = otherCores(before, cpuMark());
         if (!outcome.lighthouseError) break;
+        await assertServerAlive(ctx.baseUrl, `${screen.id} run ${run}`);
         if (attempt === 3) throw new Error(`${screen.id} (run ${run}): Lighthouse failed 3 times: ${outcome.lighthouseError}`);
         log(`  run ${run}/${runs} ${screen.id}: Lighthouse could not measure (${outcome.lighthouseError.split(':')[0]}); again`);
       }
       others.push(load.other);
       steals.push(load.steal);
+      await assertServerAlive(ctx.baseUrl, `${screen.id} run ${run}`);
       if (outcome.problems.length) {
         throw new Error(`${screen.id} (run ${run}) did not show the screen it measures:\n  ${outcome.problems.join('\n  ')}`);
       }
@@ -422,7 +435,10 @@ ${findingsList(results, runs)}`;
   if (values.check && passing < results.length) exitCode = 1;
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);
-  if (server) console.error(`Server output (last lines):\n${server.output().split('\n').slice(-20).join('\n')}`);
+  if (server) {
+    const state = server.child.exitCode !== null || server.child.signalCode !== null ? `exited: code ${server.child.exitCode}, signal ${server.child.signalCode}` : 'still running';
+    console.error(`Server (${state}), last lines of its output:\n${server.output().split('\n').slice(-20).join('\n')}`);
+  }
   exitCode = 1;
 } finally {
   await chrome?.close().catch(() => undefined);
