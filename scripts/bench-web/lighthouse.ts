@@ -37,7 +37,14 @@ export async function startChrome(): Promise<Chrome> {
     version: (await browser.version()).replace(/^(Headless)?Chrome\//, 'Chromium '),
     close: async () => {
       await browser.disconnect();
+      // kill() removes the profile directory again once Chromium has closed: wait for that.
+      const closed = new Promise<void>((resolve) => {
+        if (chrome.process.exitCode !== null || chrome.process.signalCode !== null) return resolve();
+        chrome.process.once('close', () => resolve());
+        setTimeout(resolve, 10_000).unref();
+      });
       chrome.kill();
+      await closed;
     },
   };
 }
