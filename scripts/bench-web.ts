@@ -3,12 +3,12 @@
 // screen of the built app, seeded through the HTTP API with real photos; medians of N
 // runs, the targets with PASS/FAIL, what Lighthouse flags; the table goes into
 // docs/performance.md between <!-- bench:web:start --> and <!-- bench:web:end -->.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, repoRoot } from './bench/processes.js';
+import { freePort, repoRoot, startNode } from './bench/processes.js';
 import { writeDoc } from './bench/report.js';
 import {
   allPass,
@@ -166,10 +166,10 @@ interface Server {
 async function startServer(dataDir: string, webDist: string, operator: string): Promise<Server> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
+  // startNode adds process.env; start.mjs is plain JavaScript (no tsx) and may build first.
+  const running = await startNode(
+    'scripts/start.mjs',
+    {
       NODE_ENV: 'production',
       DATA_DIR: dataDir,
       WEB_DIST_DIR: webDist,
@@ -184,43 +184,11 @@ async function startServer(dataDir: string, webDist: string, operator: string): 
       RATE_LIMIT_WRITES_PER_MINUTE: '10000',
       ADMIN_USERNAMES: operator,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const keep = (chunk: Buffer) => {
-    out = (out + chunk.toString()).slice(-8000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`scripts/start.mjs exited (${child.exitCode}):\n${out}`);
-    const ok = await fetch(`${baseUrl}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the server did not answer /healthz in 180 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    child,
-    baseUrl,
-    output: () => out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+    port,
+    '/healthz',
+    { nodeArgs: [], readyWithinMs: 180_000 },
+  );
+  return { child: running.child, baseUrl, output: running.output, stop: running.stop };
 }
 
 /**

@@ -27,10 +27,17 @@ export interface Running {
 
 /**
  * Starts a Node process running a TypeScript entry through tsx's loader (no
- * build step, and its pid is the server itself, so /proc/<pid> is the server's).
+ * build step, and its pid is the server itself, so /proc/<pid> is the server's),
+ * or with `nodeArgs: []` a plain JavaScript entry; ready when `readyPath` answers 2xx.
  */
-export async function startNode(entry: string, env: Record<string, string>, port: number, readyPath: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+export async function startNode(
+  entry: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  { nodeArgs = ['--import', 'tsx'], readyWithinMs = 60_000 }: { nodeArgs?: string[]; readyWithinMs?: number } = {},
+): Promise<Running> {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,7 +49,7 @@ export async function startNode(entry: string, env: Record<string, string>, port
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}):\n${out}`);
     try {
@@ -53,7 +60,7 @@ export async function startNode(entry: string, env: Record<string, string>, port
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${entry} did not become ready in 60 s:\n${out}`);
+      throw new Error(`${entry} did not become ready in ${readyWithinMs / 1000} s:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
