@@ -45,9 +45,12 @@ export interface ExportCommentRow extends OnPost {
   content: string;
 }
 
-export interface ExportLikeRow extends OnPost {
-  /** The like's rowid: its keyset (likes_user_idx orders by it), in the order likes were given. */
-  seq: number;
+export type ExportLikeRow = OnPost;
+
+/** Where a page of likes starts: after this like, in the order they were given (likes_user_idx). */
+export interface LikeKey {
+  createdAt: number;
+  postId: number;
 }
 
 export interface ExportFollowRow {
@@ -96,14 +99,14 @@ export function createExportRepository(sqlite: Database.Database) {
     ORDER BY c.id
     LIMIT ${EXPORT_PAGE}`);
 
-  const likes = sqlite.prepare<{ me: number; after: number }, ExportLikeRow>(`
-    SELECT l.rowid AS seq, l.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
+  const likes = sqlite.prepare<{ me: number; at: number; post: number }, ExportLikeRow>(`
+    SELECT l.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
       u.username AS postAuthor, l.created_at AS createdAt
     FROM likes l INDEXED BY likes_user_idx
     JOIN posts p ON p.id = l.post_id
     JOIN users u ON u.id = p.user_id
-    WHERE l.user_id = @me AND l.rowid > @after
-    ORDER BY l.rowid
+    WHERE l.user_id = @me AND (l.created_at > @at OR (l.created_at = @at AND l.post_id > @post))
+    ORDER BY l.created_at, l.post_id
     LIMIT ${EXPORT_PAGE}`);
 
   const following = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
@@ -128,7 +131,7 @@ export function createExportRepository(sqlite: Database.Database) {
     posts: (userId: number, pictures: boolean, after: number, upTo: number) =>
       posts.all({ me: userId, pictures: pictures ? 1 : 0, after, upTo }),
     comments: (userId: number, after: number) => comments.all({ me: userId, after }),
-    likes: (userId: number, after: number) => likes.all({ me: userId, after }),
+    likes: (userId: number, after: LikeKey) => likes.all({ me: userId, at: after.createdAt, post: after.postId }),
     following: (userId: number, after: number) => following.all({ me: userId, after }),
     followers: (userId: number, after: number) => followers.all({ me: userId, after }),
   };
@@ -138,11 +141,11 @@ export type ExportRepository = ReturnType<typeof createExportRepository>;
 
 /**
  * Every row of a keyset-paged read, one page at a time: `read(after)` gives the
- * page after key `after` (0 first), `keyOf` the key of a row. The caller may
- * await between pages; nothing stays open on the connection meanwhile.
+ * page after key `after` (`first`, then the last row's), `keyOf` the key of a row.
+ * The caller may await between pages; nothing stays open on the connection meanwhile.
  */
-export function* keysetPages<R>(read: (after: number) => R[], keyOf: (row: R) => number): Generator<R[]> {
-  let after = 0;
+export function* keysetPages<R, K>(read: (after: K) => R[], keyOf: (row: R) => K, first: K): Generator<R[]> {
+  let after = first;
   for (;;) {
     const page = read(after);
     if (page.length > 0) yield page;

@@ -137,13 +137,14 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
       `{\n  "format": ${JSON.stringify(EXPORT_FORMAT)},\n  "version": ${EXPORT_VERSION},\n` +
         `  "exportedAt": ${JSON.stringify(iso(now))},\n  "profile": ${JSON.stringify(profileView(profile))},\n`,
     );
-    await writeList('posts', keysetPages((after) => repo.posts(me, false, after, upTo), (r) => r.id), postView);
-    const earlier = keysetPages((after) => repo.posts(me, true, after, upTo), (r) => r.id);
+    await writeList('posts', keysetPages((after) => repo.posts(me, false, after, upTo), (r) => r.id, 0), postView);
+    const earlier = keysetPages((after) => repo.posts(me, true, after, upTo), (r) => r.id, 0);
     await writeList('earlierProfilePictures', withoutCurrent(earlier, profile.pictureKey), earlierPictureView);
-    await writeList('comments', keysetPages((after) => repo.comments(me, after), (r) => r.id), commentView(me));
-    await writeList('likes', keysetPages((after) => repo.likes(me, after), (r) => r.seq), likeView(me));
-    await writeList('following', keysetPages((after) => repo.following(me, after), (r) => r.userId), followView);
-    await writeList('followers', keysetPages((after) => repo.followers(me, after), (r) => r.userId), followView, true);
+    await writeList('comments', keysetPages((after) => repo.comments(me, after), (r) => r.id, 0), commentView(me));
+    const likeKey = (r: ExportLikeRow) => ({ createdAt: r.createdAt, postId: r.postId });
+    await writeList('likes', keysetPages((after) => repo.likes(me, after), likeKey, { createdAt: 0, postId: 0 }), likeView(me));
+    await writeList('following', keysetPages((after) => repo.following(me, after), (r) => r.userId, 0), followView);
+    await writeList('followers', keysetPages((after) => repo.followers(me, after), (r) => r.userId, 0), followView, true);
     await write('}\n');
     out.end();
   }
@@ -195,11 +196,11 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
         zip.addReadStream(data, 'data.json', { mtime: new Date(now) });
         await writeData(data, profile, upTo, now, stop.signal);
         if (profile.pictureKey) await addPhoto(displayKey(profile.pictureKey), PROFILE_PICTURE_FILE, now);
-        const earlier = keysetPages((after) => repo.posts(userId, true, after, upTo), (r) => r.id);
+        const earlier = keysetPages((after) => repo.posts(userId, true, after, upTo), (r) => r.id, 0);
         for (const page of withoutCurrent(earlier, profile.pictureKey)) {
           for (const r of page) await addPhoto(displayKey(r.mediaKey), earlierPictureFile(r.id), r.createdAt);
         }
-        for (const page of keysetPages((after) => repo.posts(userId, false, after, upTo), (r) => r.id)) {
+        for (const page of keysetPages((after) => repo.posts(userId, false, after, upTo), (r) => r.id, 0)) {
           for (const r of page) await addPhoto(displayKey(r.mediaKey), photoFile(r.id), r.createdAt);
         }
         if (missingCount > 0) {

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { ExportData, type ExportDataView } from '../../src/domain/export-format.js';
 import { attachment, EXPORTS_PER_HOUR } from '../../src/routes/export.js';
 import { displayKey } from '../../src/storage/media-keys.js';
-import { client, insertPost, type PostFactoryInput } from '../api/factories.js';
+import { client, insertPost, insertPosts, type PostFactoryInput } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { readZip, type ZipEntry } from './unzip.js';
 
@@ -135,6 +135,24 @@ t.test('the zip holds the person’s data.json and photos, and nothing of anyone
   t.same(his.data.followers.map((f) => f.username), ['alice']);
   t.equal(his.data.profile.profilePicture, null);
   t.notOk(his.names.includes('profile-picture.webp'));
+});
+
+t.test('likes come in the order they were given, across pages, ties by post', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  // More likes than two export pages (EXPORT_PAGE is 250), given newest post first, three to a millisecond.
+  const postIds = insertPosts(app.database.sqlite, bob.id, 600, 1_000);
+  const like = app.database.sqlite.prepare('INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?)');
+  const given = postIds.map((postId, i) => ({ postId, at: 10_000 + Math.floor((postIds.length - 1 - i) / 3) }));
+  for (const g of given) like.run(g.postId, alice.id, g.at, bob.id);
+  const expected = [...given].sort((a, b) => a.at - b.at || a.postId - b.postId).map((g) => g.postId);
+  t.not(expected[0], postIds[0], 'the order given is not the order of the posts');
+
+  const { data } = await exportOf(app, alice.token);
+  t.equal(data.likes.length, 600, 'every like once');
+  t.same(data.likes.map((l) => l.postId), expected);
+  t.equal(data.likes[0]!.createdAt, new Date(10_000).toISOString());
 });
 
 t.test('without a token: 401 JSON, no zip', async (t) => {
