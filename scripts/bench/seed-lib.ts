@@ -64,7 +64,8 @@ export interface SeedInfo {
 }
 
 const DAY = 86_400_000;
-export const SEED_FORMAT = 4;
+// 5: likes WITHOUT ROWID and no comments_recipient_idx (migrations 0013, 0014), seeded as such rather than migrated at start.
+export const SEED_FORMAT = 5;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {

@@ -146,11 +146,10 @@ export const comments = sqliteTable(
     recipientId: integer('recipient_id'),
   },
   (t) => [
+    // A post's comments in order; also a person's notifications of comments, through their posts
+    // (domain/notifications-repository.ts): no index by recipient, one b-tree page less per comment.
     index('comments_post_idx').on(t.postId, t.createdAt, t.id),
     index('comments_user_idx').on(t.userId),
-    index('comments_recipient_idx')
-      .on(t.recipientId, t.createdAt)
-      .where(sql`${t.recipientId} IS NOT NULL`),
   ],
 );
 

@@ -4,11 +4,14 @@ import { badRequest } from '../errors.js';
 /**
  * The Notifications screen and the bell, read from the likes, comments and follows
  * themselves: a like or comment carries its recipient (the post's author, null on one's
- * own post; set by likes-repository.ts and comments-repository.ts) and is found through
- * likes_recipient_idx / comments_recipient_idx; a follow through follows_followee_time_idx.
+ * own post; set by likes-repository.ts and comments-repository.ts). Likes are found through
+ * likes_recipient_idx, follows through follows_followee_time_idx, and comments through the
+ * recipient's posts (posts_user_feed_idx) and each post's comments by time
+ * (comments_post_idx, which every comment writes anyway): an index of their own cost each
+ * comment one more b-tree page, about 25% of its CPU on the reference set, while this read
+ * costs one index seek per post of the recipient (docs/performance.md, "Notifications").
  * Nothing is written for a notification, so undoing a like, deleting a comment or a post,
- * or removing an account takes its notification back by itself, and a like costs one more
- * index entry rather than rows of its own (docs/performance.md, "Notifications").
+ * or removing an account takes its notification back by itself.
  *
  * The bell's count is users.unread_notifications, moved in the same UPDATE of the
  * recipient's row that a like, comment or follow already makes for likes_received,
@@ -84,11 +87,18 @@ const visibleActor = (r: string, a: string) => `
   AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
     SELECT 1 FROM blocks WHERE (blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r})))`;
 
+/**
+ * Comments to `r` (a column or parameter) as `c`: on r's posts, found per post by
+ * comments_post_idx (post_id, created_at), not by the author, shown; `range` limits created_at.
+ */
+const commentsTo = (r: string, range: string) => `
+  posts p JOIN comments c ON c.post_id = p.id AND ${range}
+  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND c.recipient_id IS NOT NULL AND c.hidden = 0`;
+
 /** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
 const UNREAD_COUNT = `
   (SELECT count(*) FROM likes l WHERE l.recipient_id = @user AND l.created_at > @seen AND ${visibleActor('@user', 'l.user_id')})
-  + (SELECT count(*) FROM comments c WHERE c.recipient_id = @user AND c.created_at > @seen AND c.hidden = 0
-       AND ${visibleActor('@user', 'c.user_id')})
+  + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
   + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
 
 /**
@@ -174,20 +184,20 @@ export function createNotificationsRepository(sqlite: Database.Database) {
     SELECT max(t) FROM (
       SELECT (SELECT created_at FROM likes WHERE recipient_id = @user AND created_at < @before
               ORDER BY created_at DESC LIMIT 1) AS t
-      UNION ALL SELECT (SELECT created_at FROM comments WHERE recipient_id = @user AND created_at < @before
-              ORDER BY created_at DESC LIMIT 1)
+      UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
+              AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
+        FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
       UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
               ORDER BY created_at DESC LIMIT 1))`).pluck();
 
-  // One UTC day's notifications, newest first, by people who count: three index ranges.
+  // One UTC day's notifications, newest first, by people who count: index ranges (comments' one per post).
   const dayEvents = sqlite
     .prepare<{ user: number; from: number; to: number }, [number, number | null, number, number, number | null]>(`
     SELECT 0, l.post_id, l.user_id, l.created_at, NULL FROM likes l
       WHERE l.recipient_id = @user AND l.created_at >= @from AND l.created_at < @to AND ${visibleActor('@user', 'l.user_id')}
     UNION ALL
-    SELECT 1, c.post_id, c.user_id, c.created_at, c.id FROM comments c
-      WHERE c.recipient_id = @user AND c.created_at >= @from AND c.created_at < @to AND c.hidden = 0
-        AND ${visibleActor('@user', 'c.user_id')}
+    SELECT 1, c.post_id, c.user_id, c.created_at, c.id FROM ${commentsTo('@user', 'c.created_at >= @from AND c.created_at < @to')}
+      AND ${visibleActor('@user', 'c.user_id')}
     UNION ALL
     SELECT 2, NULL, f.follower_id, f.created_at, NULL FROM follows f
       WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND ${visibleActor('@user', 'f.follower_id')}
@@ -277,11 +287,16 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const markSeen = sqlite.prepare<{ user: number; seen: number }>(`
     UPDATE users SET notifications_seen_at = @seen, unread_notifications = (${UNREAD_COUNT})
     WHERE id = @user`);
+  const markAllSeen = sqlite.prepare<{ user: number; seen: number }>(
+    'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
+  );
   // Marking read never reaches past the newest notification there is, so an upTo from
-  // the future cannot hide notifications that have not happened yet.
+  // the future cannot hide notifications that have not happened yet. Up to the newest
+  // (the usual case: the screen was opened), nothing is left to count.
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
-    const target = Math.min(upTo, newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0);
-    if (target > (seenAt.get(user) ?? 0)) markSeen.run({ user, seen: target });
+    const newest = newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0;
+    const target = Math.min(upTo, newest);
+    if (target > (seenAt.get(user) ?? 0)) (target === newest ? markAllSeen : markSeen).run({ user, seen: target });
     return unread.get(user) ?? 0;
   });
 
