@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 
 export interface PagedList<T> {
   items: T[];
@@ -53,14 +53,16 @@ export function usePagedList<T extends { cursor: string }>(
         if (ac.signal.aborted) return;
         const last = page[page.length - 1];
         if (last) cursorRef.current = last.cursor;
-        if (page.length < limit) {
-          doneRef.current = true;
-          setDone(true);
-        }
-        setItems((prev) => (prev.length === 0 ? page : [...prev, ...page]));
-        setPages((n) => n + 1);
+        if (page.length < limit) doneRef.current = true;
+        // A page of cards is rendered in slices that give the main thread back in between
+        // (a transition), so taps and scrolling are answered while it renders.
+        startTransition(() => {
+          if (doneRef.current) setDone(true);
+          setItems((prev) => (prev.length === 0 ? page : [...prev, ...page]));
+          setPages((n) => n + 1);
+          setLoading(false);
+        });
         busy.current = false;
-        setLoading(false);
         // The sentinel may still be on screen (short pages on a tall window): keep going.
         if (visibleRef.current && !doneRef.current) queueMicrotask(loadNext);
       })
