@@ -166,7 +166,7 @@ export function createUnreadAdjust(sqlite: Database.Database) {
   };
 }
 
-/** Everyone's bell from the rows (the bench seed, after a bulk load without triggers). */
+/** Everyone's bell from the rows (the bench seed, after a bulk load that moved no bells). */
 export function recountAllUnread(sqlite: Database.Database): void {
   sqlite
     .prepare(`UPDATE users SET unread_notifications = (
@@ -175,7 +175,7 @@ export function recountAllUnread(sqlite: Database.Database): void {
 }
 
 export function createNotificationsRepository(sqlite: Database.Database) {
-  // One row by primary key: the count is kept by triggers, never counted here.
+  // One row by primary key: the count is kept by the writes (see the top of this file), never counted here.
   const unread = sqlite.prepare<[number], number>('SELECT unread_notifications FROM users WHERE id = ?').pluck();
   const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
 
