@@ -29,6 +29,11 @@ export function authorizeQuery(params: AuthorizeParams): string {
 const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'%3E%3Ctext y='.9em' font-size='90'%3E%F0%9F%8D%BA%3C/text%3E%3C/svg%3E";
 
+/**
+ * A page of the sign-in service. Indexable, with a description: a front door to the product
+ * like the landing page (Lighthouse's SEO audits, docs/performance.md); the forms carry the
+ * OAuth request in hidden fields and a CSRF token, and nothing of anyone's account.
+ */
 function layout(title: string, main: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -36,7 +41,7 @@ function layout(title: string, main: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="robots" content="noindex">
+<meta name="description" content="Sign in to Shower Beer, or create an account, to share your shower beer moments.">
 <title>${escapeHtml(title)} · Shower Beer</title>
 <link rel="icon" href="${FAVICON}">
 <link rel="stylesheet" href="/oauth2/assets/idp.css?v=${IDP_CSS_VERSION}">
