@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { build, defineConfig, type Plugin } from 'vite';
 
 /**
  * Stamps the service worker (public/sw.js, as copied into the build) with a version made
@@ -32,6 +32,46 @@ function serviceWorkerVersion(): Plugin {
       const stamped = source.replace(/^const VERSION = '[^']*';$/m, `const VERSION = '${hash.digest('hex').slice(0, 16)}';`);
       if (stamped === source) throw new Error('public/sw.js has no `const VERSION = \'…\';` line to stamp');
       writeFileSync(sw, stamped);
+    },
+  };
+}
+
+const alias = { '@': fileURLToPath(new URL('./src', import.meta.url)) };
+
+/**
+ * index.html's early requests (src/early-requests.ts): bundled on their own into one small
+ * script, put inline right after <title>, so they are sent while the app's JavaScript is
+ * still on its way. Before the stylesheets: an inline script waits for the stylesheets above
+ * it to load. The server puts the run-time config it reads just before it (plugins/web.ts). Inline, it runs without a request of its own; the server allows it in
+ * its Content-Security-Policy by its hash (server/src/plugins/web.ts), never by 'unsafe-inline'.
+ * Not in development: there the app asks for everything itself, as it does without it.
+ */
+function inlineEarlyRequests(): Plugin {
+  return {
+    name: 'inline-early-requests',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      async handler(html) {
+        const output = await build({
+          configFile: false,
+          logLevel: 'warn',
+          resolve: { alias },
+          build: {
+            write: false,
+            target: 'es2022',
+            minify: true,
+            lib: { entry: fileURLToPath(new URL('./src/early-requests.ts', import.meta.url)), formats: ['iife'], name: 'showerBeerEarlyRequests' },
+          },
+        });
+        const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
+        const chunk = chunks.find((c) => c.type === 'chunk');
+        if (!chunk || chunk.type !== 'chunk') throw new Error('src/early-requests.ts built to nothing');
+        const code = chunk.code.trim();
+        if (/<\/script/i.test(code)) throw new Error('src/early-requests.ts must not contain "</script"');
+        if (!html.includes('</title>')) throw new Error('index.html has no </title> to put the early requests after');
+        return html.replace('</title>', () => `</title>\n    <script>${code}</script>`);
+      },
     },
   };
 }
@@ -71,16 +111,32 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), serviceWorkerVersion(), precompress()],
+  plugins: [react(), inlineEarlyRequests(), serviceWorkerVersion(), precompress()],
   resolve: {
-    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+    alias,
     // react-router is hoisted to the root node_modules, where an older React lives (for tap's ink):
     // always use this workspace's React.
     dedupe: ['react', 'react-dom'],
   },
   css: { modules: { localsConvention: 'camelCaseOnly' } },
   // The manifest (dist/.vite/manifest.json) tells the server each screen's chunks (server/src/plugins/web.ts).
-  build: { target: 'es2022', sourcemap: false, assetsInlineLimit: 0, manifest: true },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    assetsInlineLimit: 0,
+    manifest: true,
+    cssCodeSplit: false,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'react-dom', test: /node_modules\/(react-dom|scheduler)\//, priority: 2 },
+            { name: 'app', test: /node_modules|\/src\/(components|lib|app)\//, priority: 1 },
+          ],
+        },
+      },
+    },
+  },
   server: {
     // `npm run dev -w web` proxies the API and provider to a server on :3000.
     proxy: Object.fromEntries(

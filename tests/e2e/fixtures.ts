@@ -142,7 +142,13 @@ export async function signInAsOperator(page: Page, provider: ProviderKind, opera
  * Creates a post straight through the API with the signed-in page's token (presign → PUT →
  * create-post): for tests that need many posts and are not about the create screen.
  */
-export async function createPostViaApi(page: Page, caption: string, isAnonymous = false): Promise<void> {
+export async function createPostViaApi(
+  page: Page,
+  caption: string,
+  isAnonymous = false,
+  /** The photo's size: the default is too small for the server to make a 768-px rendition of it. */
+  size = { width: 64, height: 48 },
+): Promise<void> {
   const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
   const headers = { authorization: `Bearer ${token}` };
   const presign = await page.request.post('/api/presign-upload', {
@@ -153,7 +159,7 @@ export async function createPostViaApi(page: Page, caption: string, isAnonymous 
   const { uploadUrl, s3Key } = (await presign.json()) as { uploadUrl: string; s3Key: string };
   const put = await page.request.put(uploadUrl, {
     headers: { 'content-type': 'image/jpeg' },
-    data: await sharp({ create: { width: 64, height: 48, channels: 3, background: '#f5a524' } }).jpeg().toBuffer(),
+    data: await sharp({ create: { ...size, channels: 3, background: '#f5a524' } }).jpeg().toBuffer(),
   });
   expect(put.ok()).toBe(true);
   const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous } });

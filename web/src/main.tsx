@@ -1,8 +1,9 @@
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
+import { preloadOpenedScreen } from '@/app/router';
 import { inlineConfig, loadConfig } from '@/lib/config';
-import { prefetchDiscover } from '@/lib/feed-prefetch';
+import { earlyAnswers } from '@/lib/early';
 import { consumeRedirectFragment } from '@/lib/session';
 import '@/styles/global.css';
 
@@ -11,8 +12,7 @@ consumeRedirectFragment();
 
 const root = document.getElementById('root')!;
 
-function start() {
-  prefetchDiscover();
+function render() {
   const reactRoot = createRoot(root);
   // As a transition, the first render is done in slices of a few milliseconds that give the
   // main thread back in between, instead of one long task a phone cannot answer taps during
@@ -24,6 +24,19 @@ function start() {
       </StrictMode>,
     );
   });
+}
+
+/** How long the first render waits at most for the screen's data once the app's code is here. */
+const EARLY_WAIT_MS = 500;
+
+function start() {
+  // The opened screen's chunk (index.html names it up front) and the answers to its first API
+  // calls (sent by index.html before this code arrived, lib/early.ts) are usually here by now:
+  // the first render is then the whole screen, not a Loading placeholder followed a moment
+  // later by a second render. If the chunk cannot load, the lazy route shows the error; if
+  // the API is slow, the screen renders after EARLY_WAIT_MS and shows Loading until it answers.
+  const chunk = preloadOpenedScreen().catch(() => undefined);
+  Promise.all([chunk, earlyAnswers(EARLY_WAIT_MS)]).then(render, render);
 }
 
 // The server inlines the config into index.html: render at once. The Vite dev server does not: fetch it.

@@ -95,8 +95,9 @@ const methodsOf = (route: RouteOptions) => (Array.isArray(route.method) ? route.
 /**
  * Browser-facing protections and abuse limits.
  *
- * - Content-Security-Policy: the token lives in sessionStorage, so no inline
- *   script and no foreign script at all; images only from our own origins
+ * - Content-Security-Policy: the token lives in sessionStorage, so no foreign
+ *   script at all, and no inline script but the app page's own, allowed by its
+ *   hash on that page alone (plugins/web.ts); images only from our own origins
  *   (processed media is always served by the server at /media, whatever the
  *   storage driver); uploads and API calls only to our origins and the storage.
  * - Rate limits (429 `{ error: 'rate_limited' }` with Retry-After):

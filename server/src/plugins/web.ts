@@ -54,7 +54,36 @@ function screenHints(manifest: Record<string, ManifestChunk>, screen: string): s
   return [...js, ...css].join('');
 }
 
-/** The run-time config (as /config.json answers it) as an inert JSON data block: not run, so the CSP needs no inline script. */
+/**
+ * How long a browser may keep a file of the build: the hashed files under assets/ for good;
+ * the unhashed images (the beer mug, the app icons) for a day, so the page's preload of the mug
+ * (web/index.html) is the copy its <img> and the favicon use instead of two more requests each
+ * time (with no-cache, Chromium asked for it three times per page load); everything else
+ * (the service worker, the manifest) is asked about every time, so a deploy is seen at once.
+ */
+export function cacheControl(path: string, dist: string): string {
+  if (path.startsWith(join(dist, 'assets'))) return 'public, max-age=31536000, immutable';
+  if (/\.(svg|png)$/.test(path)) return 'public, max-age=86400';
+  return 'no-cache';
+}
+
+/**
+ * The hashes of index.html's inline scripts (web/vite.config.ts puts the early requests there),
+ * as Content-Security-Policy sources: the page may run exactly those, and no other inline script.
+ */
+export function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${createHash('sha256').update(m[1]!, 'utf8').digest('base64')}'`,
+  );
+}
+
+/** The CSP as the security plugin set it, with these script sources added to script-src. */
+export function allowScripts(csp: string, sources: string[]): string {
+  if (sources.length === 0) return csp;
+  return csp.replace(/(^|;)(\s*script-src [^;]*)/, (_m, start: string, directive: string) => `${start}${directive} ${sources.join(' ')}`);
+}
+
+/** The run-time config (as /config.json answers it) as an inert JSON data block: not run, so the CSP needs no entry for it. */
 export const configScript = (config: unknown) =>
   `<script type="application/json" id="app-config">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
 
@@ -82,18 +111,15 @@ export default fp(
       // The build's x.js.br / x.js.gz (web/vite.config.ts) to browsers that accept them.
       preCompressed: true,
       setHeaders(res, path) {
-        res.header(
-          'cache-control',
-          path.includes(`${join(dist, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
-        );
+        res.header('cache-control', cacheControl(path, dist));
       },
     });
     const configTag = configScript(publicConfig(fastify.config));
     /** index.html as served, per screen (key '' for paths of none); rebuilt when the file changes (a new build). */
-    let pages: { mtimeMs: number; byScreen: Map<string, { html: string; etag: string }> } | null = null;
+    let pages: { mtimeMs: number; byScreen: Map<string, { html: string; etag: string }>; scripts: string[] } | null = null;
     const load = async () => {
       const { mtimeMs } = await stat(index);
-      if (pages?.mtimeMs === mtimeMs) return pages.byScreen;
+      if (pages?.mtimeMs === mtimeMs) return pages;
       const html = await readFile(index, 'utf8');
       let manifest: Record<string, ManifestChunk> = {};
       try {
@@ -103,18 +129,24 @@ export default fp(
       }
       const byScreen = new Map<string, { html: string; etag: string }>();
       for (const screen of ['', ...SCREENS.map(([, s]) => s)]) {
-        const head = configTag + (screen ? screenHints(manifest, screen) : '');
-        const page = html.includes('</head>') ? html.replace('</head>', () => `${head}</head>`) : head + html;
+        // The config right after <title>, ahead of the early-request script that reads it
+        // (web/vite.config.ts puts that script there); the screen's chunks at the end of <head>.
+        const hints = screen ? screenHints(manifest, screen) : '';
+        let page = html.includes('</title>') ? html.replace('</title>', () => `</title>${configTag}`) : configTag + html;
+        page = page.includes('</head>') ? page.replace('</head>', () => `${hints}</head>`) : hints + page;
         byScreen.set(screen, { html: page, etag: `"${createHash('sha256').update(page).digest('base64url').slice(0, 27)}"` });
       }
-      pages = { mtimeMs, byScreen };
-      return byScreen;
+      pages = { mtimeMs, byScreen, scripts: inlineScriptHashes(html) };
+      return pages;
     };
     await load();
     const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0]!;
       const screen = SCREENS.find(([pattern]) => pattern.test(path))?.[1] ?? '';
-      const page = (await load()).get(screen)!;
+      const { byScreen, scripts } = await load();
+      const page = byScreen.get(screen)!;
+      const csp = reply.getHeader('content-security-policy');
+      if (typeof csp === 'string') reply.header('content-security-policy', allowScripts(csp, scripts));
       reply.header('cache-control', 'no-cache').header('etag', page.etag);
       if (request.headers['if-none-match'] === page.etag) return reply.code(304).send();
       return reply.type('text/html; charset=utf-8').send(page.html);

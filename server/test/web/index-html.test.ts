@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import t from 'tap';
 import { findAppRoot } from '../../src/config.js';
@@ -8,7 +9,7 @@ import { configScript, SCREENS } from '../../src/plugins/web.js';
 import { buildTestApp } from '../helpers.js';
 
 /** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */
-function fakeBuild(t: { teardown(fn: () => unknown): void }) {
+function fakeBuild(t: { teardown(fn: () => unknown): void }, inlineScript = '') {
   const dist = mkdtempSync(join(tmpdir(), 'shower-beer-web-'));
   t.teardown(() => rmSync(dist, { recursive: true, force: true }));
   mkdirSync(join(dist, 'assets'));
@@ -16,7 +17,7 @@ function fakeBuild(t: { teardown(fn: () => unknown): void }) {
   mkdirSync(join(dist, 'icons'));
   writeFileSync(
     join(dist, 'index.html'),
-    `<!doctype html><html><head><title>Shower Beer</title><link rel="manifest" href="/manifest.webmanifest" />` +
+    `<!doctype html><html><head><title>Shower Beer</title>${inlineScript ? `<script>${inlineScript}</script>` : ''}<link rel="manifest" href="/manifest.webmanifest" />` +
       `<script type="module" crossorigin src="/assets/index-A1.js"></script><link rel="modulepreload" crossorigin href="/assets/shared-B2.js">` +
       `</head><body><div id="root"></div></body></html>`,
   );
@@ -37,6 +38,7 @@ function fakeBuild(t: { teardown(fn: () => unknown): void }) {
   writeFileSync(join(dist, 'sw.js'), "const VERSION = 'abc';\n");
   writeFileSync(join(dist, 'manifest.webmanifest'), JSON.stringify({ name: 'Shower Beer', display: 'standalone' }));
   writeFileSync(join(dist, 'icons', 'icon-192.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  writeFileSync(join(dist, 'beer-mug.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dist;
 }
 
@@ -57,6 +59,28 @@ t.test('index.html carries the run-time config inline, the same as /config.json'
     t.ok(res.body.indexOf('id="app-config"') < res.body.indexOf('</head>'), 'in the head');
     t.match(String(res.headers['content-security-policy']), /script-src 'self'/, 'no inline script allowed or needed: a data block is not run');
   }
+});
+
+t.test('index.html may run its own inline script, allowed by its hash on that page alone, after the config it reads', async (t) => {
+  const script = "window.early = JSON.parse(document.getElementById('app-config').textContent);";
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t, script) });
+  const hash = `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+  for (const url of ['/', '/app/discover', '/app/no-such-screen']) {
+    const res = await app.inject({ method: 'GET', url });
+    const csp = String(res.headers['content-security-policy']);
+    const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(csp)?.[1];
+    t.equal(scriptSrc, `'self' ${hash}`, `${url}: that script and nothing else inline`);
+    t.notMatch(csp, /unsafe-inline/);
+    t.ok(res.body.indexOf('id="app-config"') < res.body.indexOf(`<script>${script}`), `${url}: the config comes before the script that reads it`);
+  }
+  const other = await app.inject({ method: 'GET', url: '/config.json' });
+  t.match(String(other.headers['content-security-policy']), /script-src 'self';/, 'other answers allow no inline script at all');
+
+  // A changed script is not allowed by the hash of the one before.
+  const { app: changed } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t, `${script} alert(1);`) });
+  const csp = String((await changed.inject({ method: 'GET', url: '/' })).headers['content-security-policy']);
+  t.notMatch(csp, hash);
+  t.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/]+=*';/);
 });
 
 t.test('the inlined config cannot close its script element', async (t) => {
@@ -104,18 +128,19 @@ t.test('index.html answers 304 to its ETag', async (t) => {
   t.equal(other.statusCode, 200, 'another screen’s page is another page');
 });
 
-t.test('the service worker, the web app manifest and the icons are revalidated, with their types', async (t) => {
+t.test('the service worker and the web app manifest are revalidated, the icons kept a day, with their types', async (t) => {
   const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t) });
-  const cases: [string, RegExp][] = [
-    ['/sw.js', /^(application|text)\/javascript/],
-    ['/manifest.webmanifest', /^application\/manifest\+json/],
-    ['/icons/icon-192.png', /^image\/png$/],
+  const cases: [string, RegExp, string][] = [
+    ['/sw.js', /^(application|text)\/javascript/, 'no-cache'],
+    ['/manifest.webmanifest', /^application\/manifest\+json/, 'no-cache'],
+    ['/icons/icon-192.png', /^image\/png$/, 'public, max-age=86400'],
+    ['/beer-mug.svg', /^image\/svg\+xml/, 'public, max-age=86400'],
   ];
-  for (const [url, type] of cases) {
+  for (const [url, type, cacheControl] of cases) {
     const res = await app.inject({ method: 'GET', url });
     t.equal(res.statusCode, 200, url);
     t.match(String(res.headers['content-type']), type, `${url}: ${res.headers['content-type']}`);
-    t.equal(res.headers['cache-control'], 'no-cache', `${url}: a new deploy's worker and icons are seen at once`);
+    t.equal(res.headers['cache-control'], cacheControl, `${url}: ${cacheControl}`);
   }
   const asset = await app.inject({ method: 'GET', url: '/assets/index-A1.js' });
   t.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');

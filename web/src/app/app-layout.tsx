@@ -1,6 +1,5 @@
 import { Suspense } from 'react';
 import { Navigate, Outlet } from 'react-router-dom';
-import { RouteTitle } from '@/app/route-title';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
 import { useMe } from '@/lib/me-context';
@@ -19,7 +18,6 @@ function SignedInLayout() {
   const { me } = useMe();
   return (
     <>
-      <RouteTitle />
       <a href="#main" className="skip-link">
         Skip to content
       </a>

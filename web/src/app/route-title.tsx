@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
-import { useMatches, type Params } from 'react-router-dom';
+import { matchRoutes, useLocation, type Params, type RouteObject } from 'react-router-dom';
 
 /** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
 export interface RouteHandle {
   title: string | ((params: Params) => string);
+  /** Loads the screen's chunk ahead of its first render (router.tsx). */
+  preload?: () => Promise<unknown>;
 }
 
 const APP = 'Shower Beer';
@@ -13,10 +15,11 @@ const APP = 'Shower Beer';
  * matched route that names one: each screen has its own title (WCAG 2.4.2), which screen
  * readers read when the tab changes and which tells tabs and history entries apart.
  */
-export function RouteTitle() {
-  const matches = useMatches();
-  const match = [...matches].reverse().find((m) => (m.handle as RouteHandle | undefined)?.title);
-  const handle = match?.handle as RouteHandle | undefined;
+export function RouteTitle({ routes }: { routes: RouteObject[] }) {
+  const location = useLocation();
+  const matches = matchRoutes(routes, location) ?? [];
+  const match = [...matches].reverse().find((m) => (m.route.handle as RouteHandle | undefined)?.title);
+  const handle = match?.route.handle as RouteHandle | undefined;
   const title = handle ? (typeof handle.title === 'function' ? handle.title(match!.params) : handle.title) : '';
   useEffect(() => {
     document.title = title && title !== APP ? `${title} · ${APP}` : APP;

@@ -4,6 +4,7 @@ import { Avatar } from '@/components/avatar';
 import { BeerIcon, BellIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
 import { getMe, getUserPosts } from '@/lib/api';
 import { useMe } from '@/lib/me-context';
+import { pageSettled } from '@/lib/page-settled';
 import { useUnreadNotifications } from '@/lib/unread-notifications';
 import styles from './nav-bar.module.css';
 
@@ -16,11 +17,13 @@ export function NavBar() {
   const onAccount = pathname.startsWith('/app/account');
   const unread = useUnreadNotifications(true);
 
-  // The avatar needs the user's picture; the own-profile screen loads it itself.
+  // The avatar needs the user's picture; the own-profile screen loads it itself. Asked once
+  // the screen has loaded (lib/page-settled.ts), as is everything the nav bar asks for.
   useEffect(() => {
     if (me || onAccount) return;
     const ac = new AbortController();
-    getUserPosts({ limit: 1, signal: ac.signal })
+    void pageSettled()
+      .then(() => getUserPosts({ limit: 1, signal: ac.signal }))
       .then((r) => updateMe({ username: r.username, email: r.email, profilePictureUrl: r.profilePictureUrl }))
       .catch(() => {});
     return () => ac.abort();
@@ -31,7 +34,8 @@ export function NavBar() {
   useEffect(() => {
     if (knowsRole) return;
     const ac = new AbortController();
-    getMe(ac.signal)
+    void pageSettled()
+      .then(() => getMe(ac.signal))
       .then((r) => updateMe({ isOperator: r.isOperator, suspension: r.suspension }))
       .catch(() => {});
     return () => ac.abort();

@@ -8,7 +8,7 @@ import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import type { Comment, Post } from '@/lib/api';
 import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
-import { frameRatio, photoSizes } from '@/lib/photo-frame';
+import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
 import styles from './post-card.module.css';
 
 interface PostCardProps {
@@ -167,15 +167,15 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
       <div className={styles.media} style={{ aspectRatio: frameRatio(post.width, post.height) }}>
         <img
           src={post.s3Url}
-          // A phone gets the 768-px rendition, not the 1,440-px one (server/src/images/pipeline.ts).
-          srcSet={post.mediumUrl ? `${post.mediumUrl} ${post.mediumWidth}w, ${post.s3Url} ${post.width}w` : undefined}
+          srcSet={photoSrcSet(post)}
           sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
           width={post.width || undefined}
           height={post.height || undefined}
           alt={photoAlt(post)}
           loading={eager ? 'eager' : 'lazy'}
           fetchPriority={priority ? 'high' : 'auto'}
-          decoding={priority ? 'auto' : 'async'}
+          // The screen's largest paint: drawn in the same frame as the card, not a frame after it.
+          decoding={priority ? 'sync' : 'async'}
           onDoubleClick={() => !post.likedByUser && toggleLike()}
         />
         {post.altText && (

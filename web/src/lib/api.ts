@@ -1,5 +1,7 @@
 // Every network call of the app lives here; components call these functions, never fetch.
 import { getConfig } from '@/lib/config';
+import { takeEarly } from '@/lib/early';
+import { apiPaths, type ApiHost } from '@/lib/first-requests';
 import { endSessionUnauthorized, getToken } from '@/lib/session';
 
 // Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
@@ -50,7 +52,7 @@ export class ApiError extends Error {
   }
 }
 
-type Host = 'main' | 'second';
+type Host = ApiHost;
 
 interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -99,15 +101,14 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
 }
 
 async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  // A screen's first call may have been sent by index.html already (lib/early.ts): its 2xx answer
+  // is this one. Anything else (refused, failed, none) and the call is made here as usual.
+  if (opts.method === undefined && opts.body === undefined) {
+    const early = await takeEarly(opts.host ?? 'main', path);
+    if (early !== undefined && !opts.signal?.aborted) return early as T;
+  }
   return (await (await call(path, opts)).json()) as T;
 }
-
-const q = (params: Record<string, string | number | undefined>) => {
-  const s = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') s.set(k, String(v));
-  const str = s.toString();
-  return str ? `?${str}` : '';
-};
 
 export interface PageParams {
   limit: number;
@@ -140,16 +141,16 @@ export const syncUser = () =>
 // --- feeds and profiles ------------------------------------------------------
 
 export const getUserPosts = ({ limit, cursor, signal }: PageParams) =>
-  request<UserPosts>(`/api/user-posts${q({ limit, cursor })}`, { signal });
+  request<UserPosts>(apiPaths.userPosts({ limit, cursor }), { signal });
 
 export const getDiscoverPosts = ({ limit, cursor, signal }: PageParams) =>
-  request<Post[]>(`/api/discover-posts${q({ limit, cursor })}`, { signal });
+  request<Post[]>(apiPaths.discoverPosts({ limit, cursor }), { signal });
 
 export const getFollowFeed = ({ limit, cursor, signal }: PageParams) =>
-  request<Post[]>(`/api/followFeed${q({ limit, cursor })}`, { signal });
+  request<Post[]>(apiPaths.followFeed({ limit, cursor }), { signal });
 
 export const viewUserPosts = (username: string, { limit, cursor, signal }: PageParams) =>
-  request<ViewedUser>(`/api/view-user-posts${q({ username, limit, cursor })}`, { host: 'second', signal });
+  request<ViewedUser>(apiPaths.viewUserPosts(username, { limit, cursor }), { host: 'second', signal });
 
 export const searchProfiles = (username: string) =>
   request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
@@ -191,7 +192,7 @@ export const deleteAccount = (confirmUsername: string) =>
 export const getUnreadNotifications = (signal?: AbortSignal) =>
   request<{ unread: number }>('/api/notifications/unread', { signal });
 export const getNotifications = ({ limit, cursor, signal }: PageParams) =>
-  request<NotificationGroup[]>(`/api/notifications${q({ limit, cursor })}`, { signal });
+  request<NotificationGroup[]>(apiPaths.notifications({ limit, cursor }), { signal });
 /** Marks read everything up to `upTo` (the latestTime of the newest group shown); answers what stays unread. */
 export const markNotificationsRead = (upTo: number) =>
   request<{ unread: number }>('/api/notifications/read', { method: 'POST', body: { upTo } });

@@ -36,3 +36,23 @@ export function photoSizes(width: number, height: number): string {
     ? `(min-width: ${desktopFrom}px) ${desktop}px, calc(100vw - ${phoneMargin}px)`
     : `(min-width: ${desktopFrom}px) ${Math.round(desktop * k)}px, calc((100vw - ${phoneMargin}px) * ${k})`;
 }
+
+/** The renditions of a post's photo the card offers the browser. */
+export interface PhotoRenditions {
+  s3Url: string;
+  width: number;
+  height: number;
+  /** The 768-px rendition (null when the photo is not much wider than it). */
+  mediumUrl: string | null;
+  mediumWidth: number;
+}
+
+/**
+ * `srcset` for a post's photo: a phone gets the 768-px rendition, not the 1,440-px one
+ * (server/src/images/pipeline.ts); undefined when there is only one. The card's <img> and
+ * index.html's early preload of the first photo (src/early-requests.ts) both use it, so the
+ * browser finds the preloaded file in its cache instead of fetching another.
+ */
+export function photoSrcSet(post: PhotoRenditions): string | undefined {
+  return post.mediumUrl ? `${post.mediumUrl} ${post.mediumWidth}w, ${post.s3Url} ${post.width}w` : undefined;
+}

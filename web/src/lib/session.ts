@@ -1,7 +1,7 @@
 import { getConfig } from '@/lib/config';
+import { TOKEN_KEY } from '@/lib/first-requests';
 import { revokeSession } from '@/lib/session-api';
 
-const TOKEN_KEY = 'sb.accessToken';
 const STATE_KEY = 'sb.oauthState';
 const ME_KEY = 'sb.me';
 const SIGN_IN_ERROR_KEY = 'sb.signInError';

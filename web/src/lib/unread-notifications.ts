@@ -1,5 +1,6 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { getUnreadNotifications } from '@/lib/api';
+import { pageSettled } from '@/lib/page-settled';
 
 /**
  * The bell's unread count, shared by the nav bar and the Notifications screen. While
@@ -41,7 +42,10 @@ export function useUnreadNotifications(poll = false): number {
     if (!poll) return;
     const ac = new AbortController();
     const due = () => !document.hidden && Date.now() - lastAsked >= POLL_MS;
-    void refresh(ac.signal);
+    // The first count once the screen itself has loaded (lib/page-settled.ts).
+    void pageSettled().then(() => {
+      if (!ac.signal.aborted) void refresh(ac.signal);
+    });
     const timer = window.setInterval(() => due() && void refresh(ac.signal), POLL_MS);
     const onVisible = () => due() && void refresh(ac.signal);
     document.addEventListener('visibilitychange', onVisible);

@@ -26,15 +26,22 @@ export function usePagedList<T extends { cursor: string }>(
   limit: number,
   /** Changing this starts over from the first page. */
   key: string = '',
+  /**
+   * The first page, when it is already here (index.html's early request, lib/early.ts): the
+   * list starts with it instead of asking for it, so the screen's first render shows it.
+   * Read on mount only; a change of `key` starts over from the server.
+   */
+  firstPage?: T[],
 ): PagedList<T> {
-  const [items, setItems] = useState<T[]>([]);
-  const [loading, setLoading] = useState(true);
+  const seeded = useRef(firstPage !== undefined);
+  const [items, setItems] = useState<T[]>(() => firstPage ?? []);
+  const [loading, setLoading] = useState(!seeded.current);
   const [error, setError] = useState(false);
-  const [done, setDone] = useState(false);
-  const [pages, setPages] = useState(0);
+  const [done, setDone] = useState(() => firstPage !== undefined && firstPage.length < limit);
+  const [pages, setPages] = useState(() => (firstPage === undefined ? 0 : 1));
   const busy = useRef(false);
-  const cursorRef = useRef<string | undefined>(undefined);
-  const doneRef = useRef(false);
+  const cursorRef = useRef<string | undefined>(firstPage?.[firstPage.length - 1]?.cursor);
+  const doneRef = useRef(done);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
   const abortRef = useRef<AbortController | null>(null);
@@ -76,6 +83,11 @@ export function usePagedList<T extends { cursor: string }>(
   }, [limit]);
 
   useEffect(() => {
+    // Mounted with the first page already in hand: nothing to ask for until the sentinel shows.
+    if (seeded.current) {
+      seeded.current = false;
+      return () => abortRef.current?.abort();
+    }
     cursorRef.current = undefined;
     doneRef.current = false;
     busy.current = false;

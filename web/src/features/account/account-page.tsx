@@ -10,11 +10,14 @@ import { PostGrid } from '@/components/post-grid';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
+import { useEarlyAnswer } from '@/lib/early';
+import { apiPaths, GRID_FIRST_ROW, GRID_PAGE as PAGE } from '@/lib/first-requests';
 import type { Post, UserInfo, UserPosts } from '@/lib/api';
 import { formatCount, ownDisplayName } from '@/lib/format';
 import { useMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
+import { useRevealedList } from '@/lib/use-revealed';
 import styles from './account-page.module.css';
 import { BlockedPeople } from './blocked-people';
 import { DeleteAccount } from './delete-account';
@@ -22,39 +25,59 @@ import { DownloadData } from './download-data';
 import { ModerationNotices } from './moderation-notices';
 import { StorageUse } from './storage-use';
 
-const PAGE = 30;
-/** Profile photos: the spec rejects files over 100 MB, with a message that says 5MB. */
-
 type Summary = Omit<UserPosts, 'posts'>;
+
+/** The own profile's answer without its posts. */
+function summaryOf(profile: UserPosts): Summary {
+  const { posts: _posts, ...rest } = profile;
+  return rest;
+}
 
 /** `/app/account` (and `/app/account/:username`): the signed-in user's own profile. */
 export function AccountPage() {
   const { updateMe } = useMe();
-  const [summary, setSummary] = useState<Summary | null>(null);
+  const early = useEarlyAnswer<UserPosts>('main', apiPaths.userPosts({ limit: PAGE }));
+  const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [info, setInfo] = useState<UserInfo | null>(null);
   const [open, setOpen] = useState<Post | null>(null);
   const [photoProgress, setPhotoProgress] = useState<number | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const synced = useRef(false);
 
+  /** The own profile has loaded: the nav's avatar and name, and the spec's sync call (once). */
+  const loaded = useCallback(
+    (profile: Summary) => {
+      updateMe({ username: profile.username, email: profile.email, profilePictureUrl: profile.profilePictureUrl });
+      if (!synced.current) {
+        synced.current = true;
+        api.syncUser().catch((err: unknown) => console.error('sync-users failed', err));
+      }
+    },
+    [updateMe],
+  );
+
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
       const res = await api.getUserPosts({ limit: PAGE, cursor, signal });
       if (!cursor) {
-        const { posts: _posts, ...rest } = res;
-        setSummary(rest);
-        updateMe({ username: rest.username, email: rest.email, profilePictureUrl: rest.profilePictureUrl });
-        // The spec's sync call, once the own profile has loaded.
-        if (!synced.current) {
-          synced.current = true;
-          api.syncUser().catch((err: unknown) => console.error('sync-users failed', err));
-        }
+        const profile = summaryOf(res);
+        setSummary(profile);
+        loaded(profile);
       }
       return res.posts;
     },
-    [updateMe],
+    [loaded],
   );
-  const list = usePagedList(fetchPage, PAGE);
+  const list = usePagedList(fetchPage, PAGE, '', early?.posts);
+  // The first row of thumbnails (preloaded by index.html, lib/first-requests.ts) renders alone, so it
+  // is drawn before the others are asked for; the rest follow two rows at a time (lib/use-revealed.ts).
+  const grid = useRevealedList(list, GRID_FIRST_ROW, 2 * GRID_FIRST_ROW);
+
+  // Opened with the first page already here (lib/early.ts): it loaded before the first render.
+  const [openedWith] = useState(summary);
+  useEffect(() => {
+    if (openedWith) loaded(openedWith);
+  }, [openedWith, loaded]);
 
   useEffect(() => {
     api
@@ -207,11 +230,15 @@ export function AccountPage() {
             </Link>
           </EmptyState>
         ) : (
-          <PostGrid posts={list.items} showAnonymousBadge onOpen={setOpen} />
+          <PostGrid posts={grid.shown} showAnonymousBadge onOpen={setOpen} />
         )}
-        {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
-        {list.loading && list.items.length > 0 && <Loading />}
-        <LoadMore list={list} what="posts" endText="That's all your posts." />
+        {grid.tail && (
+          <>
+            {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+            {list.loading && list.items.length > 0 && <Loading />}
+            <LoadMore list={list} what="posts" endText="That's all your posts." />
+          </>
+        )}
       </section>
 
       {open && (

@@ -7,11 +7,13 @@ import page from '@/components/page.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { NotificationGroup } from '@/lib/api';
+import { formatDay, formatTime } from '@/lib/format';
+import { useEarlyAnswer } from '@/lib/early';
+import { apiPaths, NOTIFICATIONS_PAGE as PAGE } from '@/lib/first-requests';
 import { setUnreadNotifications } from '@/lib/unread-notifications';
 import { usePagedList } from '@/lib/use-paged-list';
+import { useRevealedList } from '@/lib/use-revealed';
 import styles from './notifications-page.module.css';
-
-const PAGE = 20;
 
 /** "Today", "Yesterday", or the date, for a group's UTC day. */
 function dayHeading(day: string): string {
@@ -19,7 +21,7 @@ function dayHeading(day: string): string {
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   if (day === today) return 'Today';
   if (day === yesterday) return 'Yesterday';
-  return new Date(`${day}T12:00:00Z`).toLocaleDateString(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
+  return formatDay(new Date(`${day}T12:00:00Z`));
 }
 
 function Name({ username }: { username: string }) {
@@ -59,7 +61,10 @@ export function NotificationsPage() {
     (cursor: string | undefined, signal: AbortSignal) => api.getNotifications({ limit: PAGE, cursor, signal }),
     [],
   );
-  const list = usePagedList(fetchPage, PAGE);
+  const firstPage = useEarlyAnswer<NotificationGroup[]>('main', apiPaths.notifications({ limit: PAGE }));
+  const list = usePagedList(fetchPage, PAGE, '', firstPage);
+  // Six entries fill a phone's screen: they render first, the rest after (lib/use-revealed.ts).
+  const entries = useRevealedList(list, 6, 6);
   const markedUpTo = useRef(0);
 
   // What is on screen has been seen: mark read up to the newest shown, once per newer arrival.
@@ -88,7 +93,7 @@ export function NotificationsPage() {
       )}
       {list.items.length > 0 && (
         <ol className={styles.list} aria-label="Notifications, newest first">
-          {list.items.map((g) => {
+          {entries.shown.map((g) => {
             const heading = dayHeading(g.day) !== lastDay ? dayHeading(g.day) : null;
             lastDay = dayHeading(g.day);
             return (
@@ -104,7 +109,7 @@ export function NotificationsPage() {
                     <Sentence group={g} />
                     {g.unread && <span className="visually-hidden"> (new)</span>}
                     <time className={styles.time} dateTime={g.latestAt}>
-                      {new Date(g.latestAt).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })}
+                      {formatTime(new Date(g.latestAt))}
                     </time>
                   </p>
                   {g.post && (
@@ -118,9 +123,13 @@ export function NotificationsPage() {
           })}
         </ol>
       )}
-      {list.items.length > 0 && list.error && <ErrorMessage text="We couldn't load more." onRetry={list.retry} />}
-      {list.items.length > 0 && list.loading && <Loading />}
-      <LoadMore list={list} what="notifications" />
+      {entries.tail && (
+        <>
+          {list.items.length > 0 && list.error && <ErrorMessage text="We couldn't load more." onRetry={list.retry} />}
+          {list.items.length > 0 && list.loading && <Loading />}
+          <LoadMore list={list} what="notifications" />
+        </>
+      )}
     </div>
   );
 }

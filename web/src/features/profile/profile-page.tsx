@@ -10,12 +10,14 @@ import { PostGrid } from '@/components/post-grid';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { Post, ViewedUser } from '@/lib/api';
+import { useEarlyAnswer } from '@/lib/early';
+import { apiPaths, GRID_FIRST_ROW, GRID_PAGE as PAGE } from '@/lib/first-requests';
 import { formatCount } from '@/lib/format';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
+import { useRevealedList } from '@/lib/use-revealed';
 import styles from './profile-page.module.css';
 
-const PAGE = 30;
 type Summary = Omit<ViewedUser, 'posts'>;
 
 /** `/app/profile/:username`: someone else's profile, with Follow (a toggle) and Block. */
@@ -26,8 +28,15 @@ export function ProfilePage() {
   return <OtherProfile key={username} username={username} />;
 }
 
+/** The profile's answer without its posts. */
+function summaryOf(user: ViewedUser): Summary {
+  const { posts: _posts, ...rest } = user;
+  return rest;
+}
+
 function OtherProfile({ username }: { username: string }) {
-  const [summary, setSummary] = useState<Summary | null>(null);
+  const early = useEarlyAnswer<ViewedUser>('second', apiPaths.viewUserPosts(username, { limit: PAGE }));
+  const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
   const [open, setOpen] = useState<Post | null>(null);
   const [followBusy, setFollowBusy] = useState(false);
@@ -39,10 +48,7 @@ function OtherProfile({ username }: { username: string }) {
     async (cursor: string | undefined, signal: AbortSignal) => {
       try {
         const res = await api.viewUserPosts(username, { limit: PAGE, cursor, signal });
-        if (!cursor) {
-          const { posts: _posts, ...rest } = res;
-          setSummary(rest);
-        }
+        if (!cursor) setSummary(summaryOf(res));
         return res.posts;
       } catch (err) {
         if (err instanceof api.ApiError && err.status === 404) setNotFound(true);
@@ -51,7 +57,10 @@ function OtherProfile({ username }: { username: string }) {
     },
     [username],
   );
-  const list = usePagedList(fetchPage, PAGE, `${username}#${version}`);
+  const list = usePagedList(fetchPage, PAGE, `${username}#${version}`, early?.posts);
+  // The first row of thumbnails (preloaded by index.html, lib/first-requests.ts) renders alone, so it
+  // is drawn before the others are asked for; the rest follow two rows at a time (lib/use-revealed.ts).
+  const grid = useRevealedList(list, GRID_FIRST_ROW, 2 * GRID_FIRST_ROW);
 
   async function toggleFollow() {
     // Not `disabled` while busy: that would drop keyboard focus from the button.
@@ -183,11 +192,15 @@ function OtherProfile({ username }: { username: string }) {
         ) : list.items.length === 0 && list.done ? (
           <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
         ) : (
-          <PostGrid posts={list.items} onOpen={setOpen} />
+          <PostGrid posts={grid.shown} onOpen={setOpen} />
         )}
-        {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
-        {list.loading && list.items.length > 0 && <Loading />}
-        <LoadMore list={list} what="posts" />
+        {grid.tail && (
+          <>
+            {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+            {list.loading && list.items.length > 0 && <Loading />}
+            <LoadMore list={list} what="posts" />
+          </>
+        )}
       </section>
 
       {open && (

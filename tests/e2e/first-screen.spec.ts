@@ -1,0 +1,73 @@
+import type { Page } from '@playwright/test';
+import { createPostViaApi, expect, signUp, test, uniqueText } from './fixtures';
+import { FeedPage } from './pages/feed-page';
+
+// What index.html does before the app's code arrives (web/src/early-requests.ts): the opened
+// screen's first API call, and on a feed the first photo. The app takes that answer instead of
+// asking again (web/src/lib/early.ts), and its first render is the screen with its posts.
+
+declare global {
+  interface Window {
+    firstScreen?: { loadingSeen: boolean; postsSeen: boolean };
+  }
+}
+
+/** From the first byte of every page load: did "Loading..." show in the app before any post did? */
+function watchFirstScreen(page: Page) {
+  return page.addInitScript(() => {
+    const seen = { loadingSeen: false, postsSeen: false };
+    window.firstScreen = seen;
+    new MutationObserver(() => {
+      const root = document.getElementById('root');
+      if (!root || seen.postsSeen) return;
+      if (root.querySelector('article')) seen.postsSeen = true;
+      else if (root.textContent?.includes('Loading...')) seen.loadingSeen = true;
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  });
+}
+
+test.describe('the first screen', () => {
+  test('Discover opens with its posts in the first render, from one request the page sent itself, and its first photo fetched once', async ({
+    page,
+    provider,
+  }) => {
+    await signUp(page, provider);
+    const newest = uniqueText('Newest, photo preloaded');
+    await createPostViaApi(page, uniqueText('Older'));
+    // Wide enough for the 768-px rendition: the preload must ask for the very file the card shows.
+    await createPostViaApi(page, newest, false, { width: 1600, height: 1200 });
+
+    const feedCalls: string[] = [];
+    const photos: string[] = [];
+    const cspErrors: string[] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname === '/api/discover-posts') feedCalls.push(url.search);
+      if (/^\/media\/.+\/(medium|display)\.webp$/.test(url.pathname)) photos.push(url.pathname);
+    });
+    page.on('console', (msg) => msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text()) && cspErrors.push(msg.text()));
+    await watchFirstScreen(page);
+
+    const discover = new FeedPage(page, 'discover');
+    await discover.goto();
+    const first = discover.post(newest);
+    await expect(first.root).toBeVisible();
+    await expect(first.root.getByRole('img', { name: /Photo/ })).toHaveJSProperty('complete', true);
+    await page.waitForLoadState('networkidle');
+
+    expect(feedCalls).toEqual(['?limit=10']);
+    expect(await page.evaluate(() => window.firstScreen)).toEqual({ loadingSeen: false, postsSeen: true });
+    // The newest post's photo once (preloaded, then drawn from that copy), the older one's once.
+    const newestPhoto = await first.root.getByRole('img', { name: /Photo/ }).evaluate((img: HTMLImageElement) => new URL(img.currentSrc).pathname);
+    expect(photos.filter((p) => p === newestPhoto)).toHaveLength(1);
+    expect(cspErrors).toEqual([]);
+  });
+
+  test('a session the server no longer accepts still ends at the front door, early requests or not', async ({ page, provider }) => {
+    await signUp(page, provider);
+    await page.evaluate(() => sessionStorage.setItem('sb.accessToken', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJub2JvZHkifQ.c2lnbmF0dXJl'));
+    await page.goto('/app/discover');
+    await page.waitForURL((url) => url.pathname === '/');
+    await expect(page.getByRole('link', { name: 'Login' })).toBeVisible();
+  });
+});

@@ -1,0 +1,88 @@
+// Run inline in index.html (web/vite.config.ts bundles it on its own and puts it in the page),
+// before the app's JavaScript has arrived: with a session, the API calls the opened screen
+// starts with (lib/first-requests.ts) are sent at once, so their answers are usually here by
+// the time the app renders, and the app's first render can be the whole screen instead of a
+// Loading placeholder (lib/early.ts takes them). On a feed, the first photo, the screen's
+// largest paint, starts loading as soon as the page's answer names it; on a profile, the first
+// row of thumbnails. On a screen with
+// dates, the browser's date formatting is set up meanwhile (lib/first-requests.ts, showsDates).
+//
+// It reads only what the page already has (the token in sessionStorage, the run-time config
+// the server inlined as #app-config) and sends each request exactly as lib/api.ts would. A
+// refused or failed answer is dropped: the app then asks again and handles it as usual.
+import { firstRequests, GRID_FIRST_ROW, showsDates, TOKEN_KEY, type EarlyAnswer, type FirstRequest } from '@/lib/first-requests';
+import { photoSizes, photoSrcSet, type PhotoRenditions } from '@/lib/photo-frame';
+
+function preload(attributes: { href?: string; imageSrcset?: string; imageSizes?: string }) {
+  const link = document.createElement('link');
+  link.rel = 'preload';
+  link.as = 'image';
+  link.fetchPriority = 'high';
+  Object.assign(link, attributes);
+  document.head.appendChild(link);
+}
+
+/** A feed's first photo, with the card's srcset and sizes (components/post-card.tsx). */
+function preloadFeedPhoto(page: unknown) {
+  const post = Array.isArray(page) ? (page[0] as PhotoRenditions | undefined) : undefined;
+  if (!post || typeof post.s3Url !== 'string') return;
+  const srcset = photoSrcSet(post);
+  preload(srcset ? { imageSrcset: srcset, imageSizes: photoSizes(post.width, post.height) } : { href: post.s3Url });
+}
+
+/** A profile's picture and the first row of its grid, as the profile screens and components/post-grid.tsx show them. */
+function preloadGridRow(answer: unknown) {
+  const profile = answer as { posts?: unknown; profilePictureUrl?: unknown } | undefined;
+  if (typeof profile?.profilePictureUrl === 'string' && profile.profilePictureUrl) preload({ href: profile.profilePictureUrl });
+  const posts = profile?.posts;
+  if (!Array.isArray(posts)) return;
+  for (const post of posts.slice(0, GRID_FIRST_ROW) as { thumbnailUrl?: string | null; s3Url?: string }[]) {
+    const href = post.thumbnailUrl || post.s3Url;
+    if (typeof href === 'string' && href) preload({ href });
+  }
+}
+
+function send(request: FirstRequest, token: string, baseUrl: string): EarlyAnswer {
+  const early: EarlyAnswer = { sentAt: performance.now(), answer: Promise.resolve(undefined), settled: false };
+  early.answer = fetch(`${baseUrl}${request.path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } })
+    .then((res) => (res.ok ? (res.json() as Promise<unknown>) : undefined))
+    .catch(() => undefined)
+    .then((value) => {
+      early.value = value;
+      early.settled = true;
+      if (request.preload === 'feed-photo') preloadFeedPhoto(value);
+      else if (request.preload === 'grid-row') preloadGridRow(value);
+      return value;
+    });
+  return early;
+}
+
+/** What this script reads of the run-time config (lib/config.ts has all of it). */
+interface ApiConfig {
+  api?: { baseUrl?: string; secondBaseUrl?: string };
+}
+
+function start() {
+  let token: string | null;
+  let config: ApiConfig | null;
+  try {
+    token = sessionStorage.getItem(TOKEN_KEY);
+    config = JSON.parse(document.getElementById('app-config')?.textContent ?? 'null') as ApiConfig | null;
+  } catch {
+    return;
+  }
+  if (!token || !config?.api) return;
+  const { pathname } = window.location;
+  const early: Record<string, EarlyAnswer> = {};
+  for (const request of firstRequests(pathname)) {
+    const baseUrl = (request.host === 'second' ? config.api.secondBaseUrl : config.api.baseUrl) ?? '';
+    early[`${request.host} ${request.path}`] = send(request, token, baseUrl);
+  }
+  window.showerBeerEarly = early;
+  // The browser's date formatting set up while the network is what everyone waits for, not
+  // during the first render (lib/first-requests.ts), in a task of its own so the requests
+  // above are sent first.
+  if (showsDates(pathname)) setTimeout(() => new Intl.DateTimeFormat().format(0), 0);
+}
+
+start();
