@@ -4,6 +4,7 @@ import { App } from '@/app/app';
 import { preloadOpenedScreen } from '@/app/router';
 import { inlineConfig, loadConfig } from '@/lib/config';
 import { earlyAnswers } from '@/lib/early';
+import { pageSettled } from '@/lib/page-settled';
 import { consumeRedirectFragment } from '@/lib/session';
 import '@/styles/global.css';
 
@@ -52,10 +53,12 @@ else
       root.replaceChildren(p);
     });
 
-// The app shell's service worker (web/public/sw.js), so the app can be installed; after
-// load, so it never competes with the first screen. Not in development: Vite serves unhashed modules.
+// The app shell's service worker (web/public/sw.js), so the app can be installed; once the first
+// screen is up (lib/page-settled.ts), so its install (which fetches the shell's files) never
+// competes with it. The load event alone comes too soon now: before the first render, when the
+// screen's data and photos are still on their way. Not in development: Vite serves unhashed modules.
 if (import.meta.env.PROD && 'serviceWorker' in navigator) {
-  window.addEventListener('load', () => {
+  void pageSettled().then(() => {
     navigator.serviceWorker.register('/sw.js').catch((err: unknown) => console.error('Service worker not registered', err));
   });
 }
