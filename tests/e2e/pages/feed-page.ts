@@ -26,4 +26,24 @@ export class FeedPage {
   post(caption: string): PostCard {
     return new PostCard(this.posts.filter({ hasText: caption }));
   }
+
+  /**
+   * The card whose caption contains this text, pressing "Load more posts" until it shows: other
+   * tests' posts (two workers) may push it off the first page. A page's cards are all in once
+   * its end shows ("Load more" or the end text, web/src/components/feed.tsx).
+   */
+  async find(caption: string): Promise<PostCard> {
+    const card = this.post(caption);
+    const loadMore = this.page.getByRole('button', { name: 'Load more posts' });
+    const end = this.page.getByText("You're all caught up. Cheers!");
+    for (let pages = 1; pages <= 6; pages++) {
+      await expect(loadMore.or(end).first()).toBeVisible();
+      if ((await card.root.count()) > 0 || !(await loadMore.isVisible())) break;
+      const shown = await this.posts.count();
+      await loadMore.click();
+      await expect(this.posts).not.toHaveCount(shown);
+    }
+    await expect(card.root).toBeVisible();
+    return card;
+  }
 }
