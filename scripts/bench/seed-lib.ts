@@ -65,7 +65,9 @@ export interface SeedInfo {
 
 const DAY = 86_400_000;
 // 5: likes WITHOUT ROWID and no comments_recipient_idx (migrations 0013, 0014), seeded as such rather than migrated at start.
-export const SEED_FORMAT = 5;
+// 6: likes keyed by (post_id, created_at, user_id) with no index by recipient (migration 0015); the same rows as 5.
+// 7: follows WITHOUT ROWID and users.notified_at (migration 0016).
+export const SEED_FORMAT = 7;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {
@@ -475,7 +477,7 @@ function insertPosts(
   return pictures;
 }
 
-/** Likes: distinct (post, user), inserted in primary-key order so the key index only appends. Returns how many. */
+/** Likes: distinct (post, user), inserted in primary-key order (post, time, user) so the key only appends. Returns how many. */
 function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: Rng): number {
   // recipient_id: the author (distinctUsers never picks the author, so no like is one's own).
   const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at', 'recipient_id'], 400);
@@ -489,10 +491,13 @@ function insertLikes(db: Database.Database, c: Community, span: TimeSpan, rng: R
     if (n !== k) throw new Error(`post ${i + 1}: only ${n} of ${k} likers`);
     const chosen = likers.subarray(0, n).sort();
     const t = c.postTime[i]!;
-    for (const u of chosen) {
+    // Times drawn in the likers' order (as format 5 did, so the rows are the same), then sorted.
+    const rows = Array.from(chosen, (u) => ({ u, at: Math.floor(Math.min(span.end, Math.max(t, c.userCreated[u]!) + rng.exp(DAY))) }));
+    rows.sort((a, b) => a.at - b.at || a.u - b.u);
+    for (const { u, at } of rows) {
       likesIns.push(i + 1);
       likesIns.push(u + 1);
-      likesIns.push(Math.floor(Math.min(span.end, Math.max(t, c.userCreated[u]!) + rng.exp(DAY))));
+      likesIns.push(at);
       likesIns.push(c.author[i]! + 1);
     }
     likeTotal += n;
@@ -540,7 +545,7 @@ function insertFollows(db: Database.Database, c: Community, span: TimeSpan, rng:
 /**
  * Notifications as people who open the app have them: each has seen theirs up to 0 to 13
  * days before the end (spread by id, no draw from the generator), so the bell counts what
- * came since; then every bell is counted from the rows (notifications-repository.ts).
+ * came since; then every bell, and notified_at, is counted from the rows (notifications-repository.ts).
  */
 function markNotificationsSeen(db: Database.Database, span: TimeSpan) {
   db.prepare('UPDATE users SET notifications_seen_at = @end - ((id * 7919) % 14) * @day').run({ end: span.end, day: DAY });

@@ -44,6 +44,12 @@ export const users = sqliteTable(
     unreadNotifications: integer('unread_notifications').notNull().default(0),
     /** The created_at (ms) of the newest notification the person has seen (opening the Notifications screen moves it). */
     notificationsSeenAt: integer('notifications_seen_at').notNull().default(0),
+    /**
+     * The created_at (ms) of the newest like, comment or follow anyone made towards this person,
+     * moved by the same UPDATE as the bell; undoing one leaves it, so it is an upper bound of the
+     * newest notification there is (marking read reads it: domain/notifications-repository.ts).
+     */
+    notifiedAt: integer('notified_at').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -98,8 +104,10 @@ export const posts = sqliteTable(
 );
 
 /**
- * WITHOUT ROWID (migration 0013, which drizzle cannot declare): the rows live in the primary
- * key's b-tree, so a like or an unlike writes one b-tree fewer (docs/performance.md).
+ * WITHOUT ROWID (migrations 0013 and 0015, which drizzle cannot declare): the rows live in
+ * the primary key's b-tree, clustered by post and time, so a like or an unlike writes two
+ * b-trees: that one and likes_user_post_idx (docs/performance.md, "Notifications and the
+ * write rows").
  */
 export const likes = sqliteTable(
   'likes',
@@ -118,13 +126,13 @@ export const likes = sqliteTable(
     recipientId: integer('recipient_id'),
   },
   (t) => [
-    primaryKey({ columns: [t.postId, t.userId] }),
-    // A person's likes in the order given (the data export, account removal, suspension).
-    index('likes_user_idx').on(t.userId, t.createdAt),
-    // A person's notifications, newest first (domain/notifications-repository.ts).
-    index('likes_recipient_idx')
-      .on(t.recipientId, t.createdAt)
-      .where(sql`${t.recipientId} IS NOT NULL`),
+    // A post's likes by time: the Notifications screen finds a person's likes through their
+    // posts (domain/notifications-repository.ts), so no index by recipient is written.
+    primaryKey({ columns: [t.postId, t.createdAt, t.userId] }),
+    // One like per person and post; a person's likes (has this viewer liked it, the data
+    // export, account removal, suspension). Being on a WITHOUT ROWID table, its entries
+    // carry the rest of the key: created_at is read from the index.
+    uniqueIndex('likes_user_post_idx').on(t.userId, t.postId),
   ],
 );
 
@@ -153,6 +161,11 @@ export const comments = sqliteTable(
   ],
 );
 
+/**
+ * WITHOUT ROWID (migration 0016, which drizzle cannot declare): the rows live in the primary
+ * key's b-tree, so a follow or an unfollow writes two b-trees, that one and
+ * follows_followee_time_idx (docs/performance.md, "Notifications and the write rows").
+ */
 export const follows = sqliteTable(
   'follows',
   {
@@ -165,9 +178,11 @@ export const follows = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
+    // Whom a person follows (the Following feed, "is following"), one follow per pair.
     primaryKey({ columns: [t.followerId, t.followeeId] }),
-    index('follows_followee_idx').on(t.followeeId, t.followerId),
-    // A person's new followers, newest first (domain/notifications-repository.ts).
+    // A person's followers by time: the followers list, the data export and the
+    // Notifications screen's new followers (domain/notifications-repository.ts). Its entries
+    // carry follower_id, the rest of the primary key.
     index('follows_followee_time_idx').on(t.followeeId, t.createdAt),
   ],
 );

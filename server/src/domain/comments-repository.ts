@@ -47,9 +47,10 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     'UPDATE users SET comments_received = comments_received + ? WHERE id = ?',
   );
   // A new comment, with the author's bell (+1 for someone else's; notifications-repository.ts).
-  const bumpAuthorNotified = sqlite.prepare<{ author: number; notify: number }>(
-    'UPDATE users SET comments_received = comments_received + 1, unread_notifications = unread_notifications + @notify WHERE id = @author',
-  );
+  const bumpAuthorNotified = sqlite.prepare<{ author: number; notify: number; at: number }>(`
+    UPDATE users SET comments_received = comments_received + 1, unread_notifications = unread_notifications + @notify,
+      notified_at = max(notified_at, @at * @notify)
+    WHERE id = @author`);
   const unread = createUnreadAdjust(sqlite);
 
   const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
@@ -59,7 +60,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     const notify = post.userId === user.id ? 0 : 1;
     const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null)!;
     bumpPost.run(1, postId);
-    bumpAuthorNotified.run({ author: post.userId, notify });
+    bumpAuthorNotified.run({ author: post.userId, notify, at: createdAt });
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
   });
 

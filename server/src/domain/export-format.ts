@@ -88,11 +88,11 @@ export const ExportData = Type.Object(
     earlierProfilePictures: Type.Array(ExportEarlierPicture),
     /** The comments the person wrote, on anyone's posts, oldest first. */
     comments: Type.Array(ExportComment),
-    /** The posts the person liked, in the order they liked them. */
+    /** The posts the person liked, by post (oldest post first), each with when they liked it. */
     likes: Type.Array(ExportLike),
-    /** The people the person follows. */
+    /** The people the person follows, by account (oldest first). */
     following: Type.Array(ExportFollow),
-    /** The people who follow the person. */
+    /** The people who follow the person, since when, oldest first. */
     followers: Type.Array(ExportFollow),
   },
   closed,

@@ -47,24 +47,24 @@ export interface ExportCommentRow extends OnPost {
 
 export type ExportLikeRow = OnPost;
 
-/** Where a page of likes starts: after this like, in the order they were given (likes_user_idx). */
-export interface LikeKey {
-  createdAt: number;
-  postId: number;
-}
-
 export interface ExportFollowRow {
-  /** The other person's id: the keyset of both follow lists. */
+  /** The other person's id: the keyset of the people followed, with createdAt of the followers. */
   userId: number;
   username: string;
   createdAt: number;
 }
 
+/** Where a page of followers starts: after this follow, in the order they came. */
+export interface FollowerKey {
+  createdAt: number;
+  userId: number;
+}
+
 /**
  * What the data export reads (domain/export-service.ts), in keyset pages of
  * EXPORT_PAGE rows, each by an index that holds the person's rows in key order
- * (comments_user_idx, likes_user_idx, the follows primary key and
- * follows_followee_idx), except posts: posts_user_feed_idx finds the person's
+ * (comments_user_idx, likes_user_post_idx, the follows primary key and
+ * follows_followee_time_idx), except posts: posts_user_feed_idx finds the person's
  * posts and SQLite sorts them by id per page, which for 1,000 posts is
  * ~1,000 index entries a page.
  */
@@ -99,14 +99,16 @@ export function createExportRepository(sqlite: Database.Database) {
     ORDER BY c.id
     LIMIT ${EXPORT_PAGE}`);
 
-  const likes = sqlite.prepare<{ me: number; at: number; post: number }, ExportLikeRow>(`
+  // By post, oldest first: the index that keeps one like per person and post holds them in
+  // that order (a like writes no index by time; migration 0015).
+  const likes = sqlite.prepare<{ me: number; after: number }, ExportLikeRow>(`
     SELECT l.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
       u.username AS postAuthor, l.created_at AS createdAt
-    FROM likes l INDEXED BY likes_user_idx
+    FROM likes l INDEXED BY likes_user_post_idx
     JOIN posts p ON p.id = l.post_id
     JOIN users u ON u.id = p.user_id
-    WHERE l.user_id = @me AND (l.created_at > @at OR (l.created_at = @at AND l.post_id > @post))
-    ORDER BY l.created_at, l.post_id
+    WHERE l.user_id = @me AND l.post_id > @after
+    ORDER BY l.post_id
     LIMIT ${EXPORT_PAGE}`);
 
   const following = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
@@ -116,11 +118,12 @@ export function createExportRepository(sqlite: Database.Database) {
     ORDER BY f.followee_id
     LIMIT ${EXPORT_PAGE}`);
 
-  const followers = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
+  // Since when, oldest first: the index by followee and time holds them in that order.
+  const followers = sqlite.prepare<{ me: number; at: number; after: number }, ExportFollowRow>(`
     SELECT f.follower_id AS userId, u.username, f.created_at AS createdAt
-    FROM follows f INDEXED BY follows_followee_idx JOIN users u ON u.id = f.follower_id
-    WHERE f.followee_id = @me AND f.follower_id > @after
-    ORDER BY f.follower_id
+    FROM follows f INDEXED BY follows_followee_time_idx JOIN users u ON u.id = f.follower_id
+    WHERE f.followee_id = @me AND (f.created_at > @at OR (f.created_at = @at AND f.follower_id > @after))
+    ORDER BY f.created_at, f.follower_id
     LIMIT ${EXPORT_PAGE}`);
 
   return {
@@ -131,9 +134,9 @@ export function createExportRepository(sqlite: Database.Database) {
     posts: (userId: number, pictures: boolean, after: number, upTo: number) =>
       posts.all({ me: userId, pictures: pictures ? 1 : 0, after, upTo }),
     comments: (userId: number, after: number) => comments.all({ me: userId, after }),
-    likes: (userId: number, after: LikeKey) => likes.all({ me: userId, at: after.createdAt, post: after.postId }),
+    likes: (userId: number, after: number) => likes.all({ me: userId, after }),
     following: (userId: number, after: number) => following.all({ me: userId, after }),
-    followers: (userId: number, after: number) => followers.all({ me: userId, after }),
+    followers: (userId: number, after: FollowerKey) => followers.all({ me: userId, at: after.createdAt, after: after.userId }),
   };
 }
 

@@ -141,10 +141,10 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     const earlier = keysetPages((after) => repo.posts(me, true, after, upTo), (r) => r.id, 0);
     await writeList('earlierProfilePictures', withoutCurrent(earlier, profile.pictureKey), earlierPictureView);
     await writeList('comments', keysetPages((after) => repo.comments(me, after), (r) => r.id, 0), commentView(me));
-    const likeKey = (r: ExportLikeRow) => ({ createdAt: r.createdAt, postId: r.postId });
-    await writeList('likes', keysetPages((after) => repo.likes(me, after), likeKey, { createdAt: 0, postId: 0 }), likeView(me));
+    await writeList('likes', keysetPages((after) => repo.likes(me, after), (r) => r.postId, 0), likeView(me));
     await writeList('following', keysetPages((after) => repo.following(me, after), (r) => r.userId, 0), followView);
-    await writeList('followers', keysetPages((after) => repo.followers(me, after), (r) => r.userId, 0), followView, true);
+    const followerKey = (r: { createdAt: number; userId: number }) => ({ createdAt: r.createdAt, userId: r.userId });
+    await writeList('followers', keysetPages((after) => repo.followers(me, after), followerKey, { createdAt: 0, userId: 0 }), followView, true);
     await write('}\n');
     out.end();
   }

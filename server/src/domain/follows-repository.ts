@@ -27,9 +27,10 @@ export function createFollowsRepository(sqlite: Database.Database) {
   );
   // The followee's row, with their bell (notifications-repository.ts): +1 for a new follower,
   // -1 for one gone whose follow was unread. A follow only stands between people with no block.
-  const addFollower = sqlite.prepare<[number], { followerCount: number }>(`
-    UPDATE users SET follower_count = follower_count + 1, unread_notifications = unread_notifications + 1
-    WHERE id = ? RETURNING follower_count AS followerCount`);
+  const addFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
+    UPDATE users SET follower_count = follower_count + 1, unread_notifications = unread_notifications + 1,
+      notified_at = max(notified_at, @at)
+    WHERE id = @followee RETURNING follower_count AS followerCount`);
   const dropFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count - 1,
       unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
@@ -38,7 +39,7 @@ export function createFollowsRepository(sqlite: Database.Database) {
   const followers = sqlite.prepare<[number], { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
     WHERE f.followee_id = ? AND u.deleted_at IS NULL AND u.suspended_at IS NULL
-    ORDER BY f.follower_id`);
+    ORDER BY f.created_at, f.follower_id`);
 
   const change = sqlite.transaction((followerId: number, username: string, follow: boolean): FollowState => {
     const followee = target.get(username);
@@ -54,8 +55,9 @@ export function createFollowsRepository(sqlite: Database.Database) {
     }
     let followerCount: number;
     if (follow) {
-      if (insert.run(followerId, followee.id, Date.now()).changes === 0) throw conflict('You already follow this user.');
-      ({ followerCount } = addFollower.get(followee.id)!);
+      const at = Date.now();
+      if (insert.run(followerId, followee.id, at).changes === 0) throw conflict('You already follow this user.');
+      ({ followerCount } = addFollower.get({ followee: followee.id, at })!);
     } else {
       const removed = remove.get(followerId, followee.id);
       if (!removed) throw conflict('You do not follow this user.');

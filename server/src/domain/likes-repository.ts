@@ -30,9 +30,10 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
   );
   // The author's row, with their bell (notifications-repository.ts): +1 for someone else's like;
   // -1 when one taken back was unread. The caller sees the post, so no block stands between them.
-  const bumpAuthor = sqlite.prepare<{ author: number; notify: number }>(
-    'UPDATE users SET likes_received = likes_received + 1, unread_notifications = unread_notifications + @notify WHERE id = @author',
-  );
+  const bumpAuthor = sqlite.prepare<{ author: number; notify: number; at: number }>(`
+    UPDATE users SET likes_received = likes_received + 1, unread_notifications = unread_notifications + @notify,
+      notified_at = max(notified_at, @at * @notify)
+    WHERE id = @author`);
   const unbumpAuthor = sqlite.prepare<{ author: number; notify: number; at: number }>(`
     UPDATE users SET likes_received = likes_received - 1,
       unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at), 0)
@@ -43,8 +44,9 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
     if (!post) throw notFound('This post does not exist.');
     const notify = post.userId === userId ? 0 : 1;
     if (like) {
-      if (insert.run(postId, userId, Date.now(), notify ? post.userId : null).changes === 0) throw conflict('You already like this post.');
-      bumpAuthor.run({ author: post.userId, notify });
+      const at = Date.now();
+      if (insert.run(postId, userId, at, notify ? post.userId : null).changes === 0) throw conflict('You already like this post.');
+      bumpAuthor.run({ author: post.userId, notify, at });
     } else {
       const removed = remove.get(postId, userId);
       if (!removed) throw conflict('You do not like this post.');

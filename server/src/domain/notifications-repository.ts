@@ -4,12 +4,13 @@ import { badRequest } from '../errors.js';
 /**
  * The Notifications screen and the bell, read from the likes, comments and follows
  * themselves: a like or comment carries its recipient (the post's author, null on one's
- * own post; set by likes-repository.ts and comments-repository.ts). Likes are found through
- * likes_recipient_idx, follows through follows_followee_time_idx, and comments through the
- * recipient's posts (posts_user_feed_idx) and each post's comments by time
- * (comments_post_idx, which every comment writes anyway): an index of their own cost each
- * comment one more b-tree page, about 25% of its CPU on the reference set, while this read
- * costs one index seek per post of the recipient (docs/performance.md, "Notifications").
+ * own post; set by likes-repository.ts and comments-repository.ts). Follows are found through
+ * follows_followee_time_idx; likes and comments through the recipient's posts
+ * (posts_user_feed_idx) and each post's likes or comments by time (the likes primary key,
+ * comments_post_idx), which every like and comment writes anyway: an index by recipient
+ * cost each like or comment one more b-tree page, 15-25% of its CPU on the reference set,
+ * while this read costs two index seeks per post of the recipient (docs/performance.md,
+ * "Notifications and the write rows").
  * Nothing is written for a notification, so undoing a like, deleting a comment or a post,
  * or removing an account takes its notification back by itself.
  *
@@ -88,6 +89,14 @@ const visibleActor = (r: string, a: string) => `
     SELECT 1 FROM blocks WHERE (blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r})))`;
 
 /**
+ * Likes to `r` (a column or parameter) as `l`: on r's posts, found per post by the likes
+ * primary key (post_id, created_at, user_id), not one's own; `range` limits created_at.
+ */
+const likesTo = (r: string, range: string) => `
+  posts p JOIN likes l ON l.post_id = p.id AND ${range}
+  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND l.recipient_id IS NOT NULL`;
+
+/**
  * Comments to `r` (a column or parameter) as `c`: on r's posts, found per post by
  * comments_post_idx (post_id, created_at), not by the author, shown; `range` limits created_at.
  */
@@ -97,9 +106,21 @@ const commentsTo = (r: string, range: string) => `
 
 /** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
 const UNREAD_COUNT = `
-  (SELECT count(*) FROM likes l WHERE l.recipient_id = @user AND l.created_at > @seen AND ${visibleActor('@user', 'l.user_id')})
+  (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
   + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
   + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
+
+/**
+ * The created_at of the newest notification of user @user there is, visible or not, or 0:
+ * what users.notified_at is at least (migration 0016 filled it in with this).
+ */
+const NEWEST_NOTIFIED = `
+  coalesce((SELECT max(t) FROM (
+    SELECT (SELECT max(l.created_at) FROM likes l WHERE l.post_id = p.id AND l.recipient_id IS NOT NULL) AS t
+      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
+    UNION ALL SELECT (SELECT max(c.created_at) FROM comments c WHERE c.post_id = p.id AND c.recipient_id IS NOT NULL)
+      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
+    UNION ALL SELECT max(f.created_at) FROM follows f WHERE f.followee_id = @user)), 0)`;
 
 /**
  * Moves the bells a block or a suspension changes, inside the caller's transaction, by
@@ -166,11 +187,15 @@ export function createUnreadAdjust(sqlite: Database.Database) {
   };
 }
 
-/** Everyone's bell from the rows (the bench seed, after a bulk load that moved no bells). */
+/**
+ * Everyone's bell and notified_at from the rows (the bench seed, and tests, after a bulk load
+ * that moved neither).
+ */
 export function recountAllUnread(sqlite: Database.Database): void {
   sqlite
     .prepare(`UPDATE users SET unread_notifications = (
-      SELECT ${UNREAD_COUNT.replaceAll('@user', 'u.id').replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = users.id)`)
+      SELECT ${UNREAD_COUNT.replaceAll('@user', 'u.id').replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = users.id),
+      notified_at = ${NEWEST_NOTIFIED.replaceAll('@user', 'users.id')}`)
     .run();
 }
 
@@ -178,23 +203,27 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   // One row by primary key: the count is kept by the writes (see the top of this file), never counted here.
   const unread = sqlite.prepare<[number], number>('SELECT unread_notifications FROM users WHERE id = ?').pluck();
   const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
+  // At or after the newest notification there is (users.notified_at): one row by primary key.
+  const notifiedAt = sqlite.prepare<[number], number>('SELECT notified_at FROM users WHERE id = ?').pluck();
 
   // The newest notification before @before (ms), visible or not: where the next day to read is.
+  // Two index seeks per post of the person: a page reads it once a day it shows.
   const newestBefore = sqlite.prepare<{ user: number; before: number }, number | null>(`
     SELECT max(t) FROM (
-      SELECT (SELECT created_at FROM likes WHERE recipient_id = @user AND created_at < @before
-              ORDER BY created_at DESC LIMIT 1) AS t
+      SELECT max((SELECT l.created_at FROM likes l WHERE l.post_id = p.id AND l.created_at < @before
+              AND l.recipient_id IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)) AS t
+        FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
       UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
               AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
         FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
       UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
               ORDER BY created_at DESC LIMIT 1))`).pluck();
 
-  // One UTC day's notifications, newest first, by people who count: index ranges (comments' one per post).
+  // One UTC day's notifications, newest first, by people who count: index ranges (likes' and comments' one per post).
   const dayEvents = sqlite
     .prepare<{ user: number; from: number; to: number }, [number, number | null, number, number, number | null]>(`
-    SELECT 0, l.post_id, l.user_id, l.created_at, NULL FROM likes l
-      WHERE l.recipient_id = @user AND l.created_at >= @from AND l.created_at < @to AND ${visibleActor('@user', 'l.user_id')}
+    SELECT 0, l.post_id, l.user_id, l.created_at, NULL FROM ${likesTo('@user', 'l.created_at >= @from AND l.created_at < @to')}
+      AND ${visibleActor('@user', 'l.user_id')}
     UNION ALL
     SELECT 1, c.post_id, c.user_id, c.created_at, c.id FROM ${commentsTo('@user', 'c.created_at >= @from AND c.created_at < @to')}
       AND ${visibleActor('@user', 'c.user_id')}
@@ -252,7 +281,8 @@ export function createNotificationsRepository(sqlite: Database.Database) {
     const found: Building[] = [];
     let before = after === undefined ? Number.MAX_SAFE_INTEGER : (after.day + 1) * DAY_MS;
     for (let days = 0; found.length < limit && days < MAX_DAYS_A_PAGE; days++) {
-      const newest = newestBefore.get({ user, before });
+      // The first page starts at the day of users.notified_at: a day left empty by an undone like is skipped below.
+      const newest = before === Number.MAX_SAFE_INTEGER ? notifiedAt.get(user) || null : newestBefore.get({ user, before });
       if (newest === null || newest === undefined) break;
       const day = Math.floor(newest / DAY_MS);
       for (const group of groupsOfDay(user, day)) {
@@ -290,11 +320,13 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const markAllSeen = sqlite.prepare<{ user: number; seen: number }>(
     'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
   );
-  // Marking read never reaches past the newest notification there is, so an upTo from
-  // the future cannot hide notifications that have not happened yet. Up to the newest
-  // (the usual case: the screen was opened), nothing is left to count.
+  // Marking read never reaches past the newest notification there is (users.notified_at, at
+  // or after it, and moved by every write that makes one, in this same row), so an upTo from
+  // the future cannot hide notifications that have not happened yet. Up to it (the usual
+  // case: the screen was opened), nothing is left to count. One row read, however many
+  // posts the person has: this holds the write lock.
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
-    const newest = newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0;
+    const newest = notifiedAt.get(user) ?? 0;
     const target = Math.min(upTo, newest);
     if (target > (seenAt.get(user) ?? 0)) (target === newest ? markAllSeen : markSeen).run({ user, seen: target });
     return unread.get(user) ?? 0;

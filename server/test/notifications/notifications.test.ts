@@ -20,11 +20,14 @@ interface Group {
   cursor: string;
 }
 
-/** Every bell next to what the rows say (the count the writes keep, recounted in a transaction undone). */
+/**
+ * Every bell next to what the rows say (the count the writes keep, recounted in a transaction
+ * undone), and every notified_at at or after the newest notification there is.
+ */
 function countsAreExact(db: Database.Database): boolean {
-  const read = () => db.prepare('SELECT id, unread_notifications FROM users ORDER BY id').raw().all();
+  const read = () => db.prepare<[], [number, number, number]>('SELECT id, unread_notifications, notified_at FROM users ORDER BY id').raw().all();
   const kept = read();
-  let counted: unknown[];
+  let counted: Array<[number, number, number]>;
   db.exec('SAVEPOINT recount');
   try {
     recountAllUnread(db);
@@ -33,8 +36,11 @@ function countsAreExact(db: Database.Database): boolean {
     db.exec('ROLLBACK TO recount');
     db.exec('RELEASE recount');
   }
-  if (JSON.stringify(kept) !== JSON.stringify(counted)) console.error('kept', kept, 'counted', counted);
-  return JSON.stringify(kept) === JSON.stringify(counted);
+  const bells = (rows: Array<[number, number, number]>) => JSON.stringify(rows.map(([id, unread]) => [id, unread]));
+  const behind = kept.filter(([, , notifiedAt], i) => notifiedAt < counted[i]![2]);
+  if (bells(kept) !== bells(counted)) console.error('kept', kept, 'counted', counted);
+  if (behind.length > 0) console.error('notified_at behind the rows', behind, counted);
+  return bells(kept) === bells(counted) && behind.length === 0;
 }
 
 t.test('likes, comments and follows notify the person concerned, grouped per post and day, never for their own', async (t) => {
@@ -103,7 +109,7 @@ t.test('likes, comments and follows notify the person concerned, grouped per pos
   t.same((await asAlice('POST', '/api/notifications/read', { upTo: follows.latestTime })).json, { unread: 0 });
   t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1 })).json, { unread: 0 }, 'never moves back');
   t.equal((await asAlice('POST', '/api/notifications/read', { upTo: -1 })).status, 400);
-  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e12 })).json, { unread: 0 }, 'a time in the future marks only what exists');
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e13 })).json, { unread: 0 }, 'a time in the future (2286) marks only what exists');
   await asCarol('DELETE', `/api/like?postId=${post.id}`);
   t.equal(await unread(asAlice), 0, 'taking back a read one leaves the count alone');
   await tick();
@@ -139,6 +145,27 @@ t.test('groups are per UTC day', async (t) => {
   recountAllUnread(db); // rows written around the API count their bells as the bench seed does
   const groups = (await client(app, alice.token)('GET', '/api/notifications')).json as Group[];
   t.same(groups.map((g) => [g.day, g.actors.map((a) => a.username)]), [['2026-11-21', ['carol']], ['2026-11-20', ['bob']]]);
+  t.ok(countsAreExact(db));
+});
+
+t.test('a like taken back leaves its day empty: the screen shows the day before, and marking read still counts what comes next', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const db = app.database.sqlite;
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const carol = await createUser('carol');
+  const post = insertPost(db, { userId: alice.id });
+  db.prepare('INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?)').run(post.id, bob.id, Date.UTC(2026, 10, 20, 12), alice.id);
+  recountAllUnread(db);
+  const [asAlice, asCarol] = [client(app, alice.token), client(app, carol.token)];
+  await asCarol('POST', '/api/like', { postId: post.id });
+  await asCarol('DELETE', `/api/like?postId=${post.id}`);
+  const groups = (await asAlice('GET', '/api/notifications')).json as Group[];
+  t.same(groups.map((g) => [g.day, g.actors.map((a) => a.username)]), [['2026-11-20', ['bob']]], "today is empty again; bob's like shows");
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e13 })).json, { unread: 0 }, 'read up to the year 2286');
+  await tick();
+  await asCarol('POST', '/api/like', { postId: post.id });
+  t.equal(((await asAlice('GET', '/api/notifications/unread')).json as { unread: number }).unread, 1, 'the like after it is unread');
   t.ok(countsAreExact(db));
 });
 
