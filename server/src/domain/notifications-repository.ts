@@ -205,6 +205,7 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
   // At or after the newest notification there is (users.notified_at): one row by primary key.
   const notifiedAt = sqlite.prepare<[number], number>('SELECT notified_at FROM users WHERE id = ?').pluck();
+  const setNotifiedAt = sqlite.prepare<{ user: number; at: number }>('UPDATE users SET notified_at = @at WHERE id = @user');
 
   // The newest notification before @before (ms), visible or not: where the next day to read is.
   // Two index seeks per post of the person: a page reads it once a day it shows.
@@ -320,13 +321,22 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const markAllSeen = sqlite.prepare<{ user: number; seen: number }>(
     'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
   );
-  // Marking read never reaches past the newest notification there is (users.notified_at, at
-  // or after it, and moved by every write that makes one, in this same row), so an upTo from
-  // the future cannot hide notifications that have not happened yet. Up to it (the usual
-  // case: the screen was opened), nothing is left to count. One row read, however many
-  // posts the person has: this holds the write lock.
+  // Marking read never reaches past the newest notification there is, so an upTo from the
+  // future cannot hide notifications that have not happened yet. Up to the newest (the usual
+  // case: the screen was opened), nothing is left to count. users.notified_at is at or after
+  // the newest, in this same row and moved by every write that makes one: when upTo reaches
+  // it, this reads one row, however many posts the person has (it holds the write lock).
+  // Short of it, the newest is found (two seeks per post) and notified_at set to it, as one
+  // taken back since may have left it later.
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
-    const newest = notifiedAt.get(user) ?? 0;
+    let newest = notifiedAt.get(user) ?? 0;
+    if (upTo < newest) {
+      const exact = newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0;
+      if (exact < newest) {
+        newest = exact;
+        setNotifiedAt.run({ user, at: exact });
+      }
+    }
     const target = Math.min(upTo, newest);
     if (target > (seenAt.get(user) ?? 0)) (target === newest ? markAllSeen : markSeen).run({ user, seen: target });
     return unread.get(user) ?? 0;

@@ -162,7 +162,11 @@ t.test('a like taken back leaves its day empty: the screen shows the day before,
   await asCarol('DELETE', `/api/like?postId=${post.id}`);
   const groups = (await asAlice('GET', '/api/notifications')).json as Group[];
   t.same(groups.map((g) => [g.day, g.actors.map((a) => a.username)]), [['2026-11-20', ['bob']]], "today is empty again; bob's like shows");
-  t.same((await asAlice('POST', '/api/notifications/read', { upTo: 1e13 })).json, { unread: 0 }, 'read up to the year 2286');
+  const bobsLike = Date.UTC(2026, 10, 20, 12);
+  t.equal(groups[0]!.latestTime, bobsLike);
+  t.same((await asAlice('POST', '/api/notifications/read', { upTo: bobsLike })).json, { unread: 0 }, 'read up to what the screen showed');
+  const notifiedAt = db.prepare('SELECT notified_at FROM users WHERE id = ?').pluck();
+  t.equal(notifiedAt.get(alice.id), bobsLike, "notified_at is bob's like again, so the next marking reads one row");
   await tick();
   await asCarol('POST', '/api/like', { postId: post.id });
   t.equal(((await asAlice('GET', '/api/notifications/unread')).json as { unread: number }).unread, 1, 'the like after it is unread');
