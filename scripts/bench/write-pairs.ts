@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createRng } from './random.js';
 
 interface Repos {
   like(postId: number, userId: number): unknown;
@@ -51,9 +52,8 @@ async function main() {
   const [first, last] = info.postIds;
   const users = info.counts.users;
   const { repos, username } = await open();
-  // The same draws for every tree: a fixed linear congruential sequence.
-  let x = 12345;
-  const draw = (n: number) => Math.floor(((x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x80000000) * n);
+  // The same draws for every tree: one seeded generator.
+  const draw = createRng(12345).int;
   const attempt = (first: () => unknown, second: () => unknown): boolean => {
     try {
       first();

@@ -111,16 +111,20 @@ const UNREAD_COUNT = `
   + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
 
 /**
- * The created_at of the newest notification of user @user there is, visible or not, or 0:
- * what users.notified_at is at least (migration 0016 filled it in with this).
+ * The created_at of user @user's newest notification before @before (ms), visible or not,
+ * or null: two index seeks per post of the person. Where the Notifications screen's next day
+ * is, and what users.notified_at is at least (migration 0016 filled it in the same way).
  */
-const NEWEST_NOTIFIED = `
-  coalesce((SELECT max(t) FROM (
-    SELECT (SELECT max(l.created_at) FROM likes l WHERE l.post_id = p.id AND l.recipient_id IS NOT NULL) AS t
+const NEWEST_BEFORE = `
+  (SELECT max(t) FROM (
+    SELECT max((SELECT l.created_at FROM likes l WHERE l.post_id = p.id AND l.created_at < @before
+            AND l.recipient_id IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)) AS t
       FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT (SELECT max(c.created_at) FROM comments c WHERE c.post_id = p.id AND c.recipient_id IS NOT NULL)
+    UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
+            AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
       FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT max(f.created_at) FROM follows f WHERE f.followee_id = @user)), 0)`;
+    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
+            ORDER BY created_at DESC LIMIT 1)))`;
 
 /**
  * Moves the bells a block or a suspension changes, inside the caller's transaction, by
@@ -195,7 +199,7 @@ export function recountAllUnread(sqlite: Database.Database): void {
   sqlite
     .prepare(`UPDATE users SET unread_notifications = (
       SELECT ${UNREAD_COUNT.replaceAll('@user', 'u.id').replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = users.id),
-      notified_at = ${NEWEST_NOTIFIED.replaceAll('@user', 'users.id')}`)
+      notified_at = coalesce(${NEWEST_BEFORE.replaceAll('@user', 'users.id').replaceAll('@before', String(Number.MAX_SAFE_INTEGER))}, 0)`)
     .run();
 }
 
@@ -207,18 +211,8 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const notifiedAt = sqlite.prepare<[number], number>('SELECT notified_at FROM users WHERE id = ?').pluck();
   const setNotifiedAt = sqlite.prepare<{ user: number; at: number }>('UPDATE users SET notified_at = @at WHERE id = @user');
 
-  // The newest notification before @before (ms), visible or not: where the next day to read is.
-  // Two index seeks per post of the person: a page reads it once a day it shows.
-  const newestBefore = sqlite.prepare<{ user: number; before: number }, number | null>(`
-    SELECT max(t) FROM (
-      SELECT max((SELECT l.created_at FROM likes l WHERE l.post_id = p.id AND l.created_at < @before
-              AND l.recipient_id IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)) AS t
-        FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-      UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
-              AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
-        FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-      UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
-              ORDER BY created_at DESC LIMIT 1))`).pluck();
+  // The newest notification before @before (ms): where the next day to read is.
+  const newestBefore = sqlite.prepare<{ user: number; before: number }, number | null>(`SELECT ${NEWEST_BEFORE}`).pluck();
 
   // One UTC day's notifications, newest first, by people who count: index ranges (likes' and comments' one per post).
   const dayEvents = sqlite
