@@ -76,6 +76,54 @@ function inlineEarlyRequests(): Plugin {
   };
 }
 
+/**
+ * The prerender (src/prerender/worker.ts) built for Node into dist/.ssr/prerender.mjs, one
+ * file with React and the app's screens in it, so the server runs it without this workspace's
+ * node_modules (the production image has only the server's). The server renders the screens
+ * with its run-time config when it loads this build and puts each in index.html's #root
+ * (server/src/plugins/prerender.ts): the page shows them before the app's JavaScript is here.
+ * The same plugins, aliases and CSS-module names as the app's build, so the markup is the app's.
+ * Under a dot directory: the server does not serve those (plugins/web.ts).
+ */
+function prerenderBundle(): Plugin {
+  let root = '';
+  let outDir = '';
+  return {
+    name: 'prerender-bundle',
+    apply: 'build',
+    configResolved(config) {
+      root = config.root;
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    closeBundle: {
+      order: 'pre',
+      sequential: true,
+      async handler() {
+        await build({
+          configFile: false,
+          root,
+          logLevel: 'warn',
+          publicDir: false,
+          plugins: [react()],
+          resolve: { alias, dedupe: ['react', 'react-dom'] },
+          css: { modules: { localsConvention: 'camelCaseOnly' } },
+          ssr: { noExternal: true, target: 'node' },
+          // React's production build only (its CommonJS entry would pick by NODE_ENV at run time).
+          define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+          build: {
+            ssr: fileURLToPath(new URL('./src/prerender/worker.ts', import.meta.url)),
+            outDir: join(outDir, '.ssr'),
+            emptyOutDir: true,
+            target: 'node20',
+            minify: false,
+            rolldownOptions: { output: { format: 'es', entryFileNames: 'prerender.mjs', chunkFileNames: '[name]-[hash].mjs' } },
+          },
+        });
+      },
+    },
+  };
+}
+
 /** Text files worth compressing (index.html is rewritten per request by the server, which leaves it as it is: ~2 KB). */
 const COMPRESSIBLE = /\.(js|css|svg|webmanifest)$/;
 
@@ -111,7 +159,7 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), inlineEarlyRequests(), serviceWorkerVersion(), precompress()],
+  plugins: [react(), inlineEarlyRequests(), prerenderBundle(), serviceWorkerVersion(), precompress()],
   resolve: {
     alias,
     // react-router is hoisted to the root node_modules, where an older React lives (for tap's ink):

@@ -65,3 +65,49 @@ test.describe('the first screen', () => {
     expect(cspErrors).toEqual([]);
   });
 });
+
+// The server puts the first render of the screens that need no data (and the navigation bar of
+// the others) in index.html (server/src/plugins/prerender.ts): it shows before the app's code
+// has arrived, and the app's first render takes its place. The service worker could answer the
+// app's files from its cache, past page.route: blocked here.
+test.describe('the page before the app’s code', () => {
+  test.use({ serviceWorkers: 'block' });
+
+  const withoutScripts = (page: Page) => page.route(/\/assets\/.+\.js$/, (route) => route.abort());
+  const root = (page: Page) => page.locator('#root');
+
+  test('shows the landing page, and signed in, create post with the navigation bar; never another session’s page', async ({ page, provider }) => {
+    await withoutScripts(page);
+    await page.goto('/');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Shower Beer');
+    await expect(root(page)).toContainText('Crack one open under the water.');
+    // Nothing in it can be used before the app's code replaces it (inert).
+    await expect(root(page).locator('[inert]')).toHaveCount(1);
+
+    await page.unroute(/\/assets\/.+\.js$/);
+    await signUp(page, provider);
+    await withoutScripts(page);
+    await page.goto('/app/create-post');
+    await expect(root(page).getByRole('heading', { level: 1 })).toHaveText('New post');
+    await expect(root(page).getByText('Create', { exact: true })).toBeVisible();
+
+    // Signed in, the landing page's prerender is not for this session: the page stays empty until the app sends them on.
+    await page.goto('/');
+    await expect(root(page)).toBeEmpty();
+  });
+
+  test('signed out, an app screen’s prerender is not shown; and once the app runs it alone is on the page', async ({ page, provider }) => {
+    await withoutScripts(page);
+    await page.goto('/app/create-post');
+    await expect(root(page)).toBeEmpty();
+
+    await page.unroute(/\/assets\/.+\.js$/);
+    await signUp(page, provider);
+    await page.goto('/app/create-post');
+    const caption = page.getByRole('textbox', { name: /caption/i });
+    await caption.fill('Typed once the app runs');
+    await expect(caption).toHaveValue('Typed once the app runs');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expect(root(page).locator('[data-prerendered]')).toHaveCount(0);
+  });
+});

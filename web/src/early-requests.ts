@@ -71,6 +71,9 @@ function start() {
   } catch {
     return;
   }
+  // Which prerendered first screen this page may show (web/index.html): the signed-in one with a
+  // session, or when the provider is handing one over in the address (main.tsx takes it).
+  document.documentElement.dataset.session = token || window.location.hash.includes('access_token=') ? 'in' : 'out';
   if (!token || !config?.api) return;
   const { pathname } = window.location;
   const early: Record<string, EarlyAnswer> = {};

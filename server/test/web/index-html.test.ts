@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { findAppRoot } from '../../src/config.js';
 import { configScript, SCREENS } from '../../src/plugins/web.js';
 import { buildTestApp } from '../helpers.js';
 
 /** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */
-function fakeBuild(t: { teardown(fn: () => unknown): void }, inlineScript = '') {
+function fakeBuild(t: { teardown(fn: () => unknown): void }, inlineScript = '', prerenderWorker?: string) {
   const dist = mkdtempSync(join(tmpdir(), 'shower-beer-web-'));
   t.teardown(() => rmSync(dist, { recursive: true, force: true }));
   mkdirSync(join(dist, 'assets'));
@@ -39,6 +39,11 @@ function fakeBuild(t: { teardown(fn: () => unknown): void }, inlineScript = '') 
   writeFileSync(join(dist, 'manifest.webmanifest'), JSON.stringify({ name: 'Shower Beer', display: 'standalone' }));
   writeFileSync(join(dist, 'icons', 'icon-192.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   writeFileSync(join(dist, 'beer-mug.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  // As web/vite.config.ts's prerenderBundle builds web/src/prerender/worker.ts.
+  if (prerenderWorker !== undefined) {
+    mkdirSync(join(dist, '.ssr'));
+    writeFileSync(join(dist, '.ssr', 'prerender.mjs'), prerenderWorker);
+  }
   return dist;
 }
 
@@ -166,4 +171,94 @@ t.test('every screen the server names is a lazy route of the web app', async (t)
   }
   const lazy = [...router.matchAll(/import\('@\/(features\/[^']+)'\)/g)].map((m) => `src/${m[1]}.tsx`);
   t.same([...lazy].sort(), SCREENS.map(([, m]) => m).sort(), 'and every lazy screen is named');
+});
+
+/** A prerender that answers as web/src/prerender/worker.ts does, showing the config it was handed. */
+const answeringPrerender = `
+import { parentPort, workerData } from 'node:worker_threads';
+const { limits } = workerData.config;
+parentPort.postMessage({
+  '/': { html: '<main><h1>Shower Beer</h1></main>', signedIn: false },
+  '/app/create-post': { html: '<header>nav</header><main><h1>New post</h1><span>' + limits.maxUploadBytes + '</span></main>', signedIn: true },
+  'no-slash': { html: '<p>not a path</p>', signedIn: true },
+  '/app/search-profile': { html: 42 },
+});`;
+
+t.test('a prerendered screen is in #root, marked with its path and session, and inert', async (t) => {
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t, '', answeringPrerender), UPLOAD_MAX_BYTES: '12345' });
+  const config = (await app.inject({ method: 'GET', url: '/config.json' })).json<{ limits: { maxUploadBytes: number } }>();
+  t.equal(config.limits.maxUploadBytes, 12345);
+  const landing = await app.inject({ method: 'GET', url: '/' });
+  t.equal(landing.statusCode, 200);
+  t.match(
+    landing.body,
+    '<div id="root"><div class="prerendered" data-prerendered data-path="/" data-session="out" inert><main><h1>Shower Beer</h1></main></div></div>',
+  );
+  for (const url of ['/app/create-post', '/app/create-post/', '/app/create-post?x=1']) {
+    const res = await app.inject({ method: 'GET', url });
+    t.match(
+      res.body,
+      `<div id="root"><div class="prerendered" data-prerendered data-path="/app/create-post" data-session="in" inert><header>nav</header><main><h1>New post</h1><span>12345</span></main></div></div>`,
+      `${url}: rendered with the run-time config`,
+    );
+    t.same(inlined(res.body), config, 'and the config still inlined');
+  }
+  for (const url of ['/app/discover', '/app/search-profile', '/app/no-such-screen', '/app/profile/alice']) {
+    const res = await app.inject({ method: 'GET', url });
+    t.match(res.body, '<div id="root"></div>', `${url}: nothing prerendered (none given, or not a page)`);
+  }
+  t.notMatch((await app.inject({ method: 'GET', url: '/' })).body, 'not a path');
+
+  const etag = String(landing.headers.etag);
+  t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'if-none-match': etag } })).statusCode, 304);
+  t.equal((await app.inject({ method: 'GET', url: '/app/create-post', headers: { 'if-none-match': etag } })).statusCode, 200, 'each prerendered page is its own');
+  t.equal((await app.inject({ method: 'GET', url: '/.ssr/prerender.mjs' })).statusCode, 404, 'the prerender itself is not served');
+  t.equal((await app.inject({ method: 'GET', url: '/.vite/manifest.json' })).statusCode, 404, 'nor the build manifest');
+});
+
+t.test('a prerender that fails leaves index.html as it is', async (t) => {
+  const broken: [string, string][] = [
+    ['throws', "throw new Error('broken build');"],
+    ['exits without answering', 'process.exit(0);'],
+    ['answers nothing usable', "import { parentPort } from 'node:worker_threads'; parentPort.postMessage('<h1>hi</h1>');"],
+  ];
+  for (const [name, source] of broken) {
+    const { app } = await buildTestApp(t, { WEB_DIST_DIR: fakeBuild(t, '', source) });
+    const res = await app.inject({ method: 'GET', url: '/' });
+    t.equal(res.statusCode, 200, name);
+    t.match(res.body, '<div id="root"></div>', `${name}: the page without it`);
+  }
+});
+
+t.test('the stylesheet is inline, allowed by its hash; the page is sent compressed to browsers that take it', async (t) => {
+  const dist = fakeBuild(t);
+  const css = 'body { color: #123; }\n.x::after { content: "a"; }\n';
+  writeFileSync(join(dist, 'assets', 'index-A1.css'), css);
+  const template = readFileSync(join(dist, 'index.html'), 'utf8');
+  writeFileSync(join(dist, 'index.html'), template.replace('</head>', '<link rel="stylesheet" crossorigin href="/assets/index-A1.css"></head>'));
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: dist });
+
+  const plain = await app.inject({ method: 'GET', url: '/app/discover' });
+  t.match(plain.body, `<style>${css}</style>`, 'the CSS in the page');
+  t.notMatch(plain.body, 'rel="stylesheet" crossorigin href="/assets/index-A1.css"', 'instead of a request for it');
+  t.ok(plain.body.indexOf('discover-page-E5.js') < plain.body.indexOf('<style>'), 'the screen’s chunks are named before it');
+  const styleSrc = /(?:^|;)\s*style-src ([^;]*)/.exec(String(plain.headers['content-security-policy']))?.[1];
+  t.equal(styleSrc, `'self' 'sha256-${createHash('sha256').update(css).digest('base64')}'`, 'that style and no other inline');
+  t.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding: as it is');
+  t.match(String(plain.headers.vary), /Accept-Encoding/);
+
+  const br = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  t.equal(br.headers['content-encoding'], 'br');
+  t.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), plain.body, 'Brotli: the same page');
+  t.ok(br.rawPayload.length < plain.body.length / 2, `smaller (${br.rawPayload.length} of ${plain.body.length} bytes)`);
+  const gz = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'gzip' } });
+  t.equal(gz.headers['content-encoding'], 'gzip');
+  t.equal(gunzipSync(gz.rawPayload).toString('utf8'), plain.body, 'gzip: the same page');
+  const refused = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'br;q=0, gzip;q=0' } });
+  t.equal(refused.headers['content-encoding'], undefined, 'q=0 refuses a coding');
+
+  // Each coding has its own ETag: a cached Brotli copy is never confirmed for a plain request.
+  t.not(br.headers.etag, plain.headers.etag);
+  t.equal((await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } })).statusCode, 304);
+  t.equal((await app.inject({ method: 'GET', url: '/app/discover', headers: { 'if-none-match': String(br.headers.etag) } })).statusCode, 200);
 });

@@ -15,13 +15,15 @@ interface AvatarProps {
 }
 
 export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, className, decorative = false }: AvatarProps) {
+  // An image's width and height attributes size it; a letter or icon needs the box set. No style
+  // on images: the navigation bar's avatar is in the server's prerender (src/prerender/render.tsx),
+  // where a style attribute is markup the Content-Security-Policy (style-src 'self') refuses.
   const style = { width: size, height: size, fontSize: Math.round(size * 0.42) };
   const cls = `${styles.avatar} ${className ?? ''}`;
   if (pictureUrl) {
     return (
       <img
         className={cls}
-        style={style}
         src={pictureUrl}
         width={size}
         height={size}
@@ -31,7 +33,7 @@ export function Avatar({ name, pictureUrl, size = 40, fallbackMug = false, class
     );
   }
   if (fallbackMug) {
-    return <img className={cls} style={style} src="/beer-mug.svg" width={size} height={size} alt={decorative ? '' : 'Default beer mug avatar'} />;
+    return <img className={cls} src="/beer-mug.svg" width={size} height={size} alt={decorative ? '' : 'Default beer mug avatar'} />;
   }
   if (!name) {
     return (

@@ -42,6 +42,11 @@ export async function loadConfig(): Promise<AppConfig> {
   return config;
 }
 
+/** Sets the config without a page: the server's prerender (prerender/render.tsx) hands it over. */
+export function setConfig(value: AppConfig): void {
+  config = value;
+}
+
 /** The loaded config; main.tsx loads it before the first render. */
 export function getConfig(): AppConfig {
   if (!config) throw new Error('config not loaded');

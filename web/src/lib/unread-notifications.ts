@@ -55,5 +55,6 @@ export function useUnreadNotifications(poll = false): number {
       document.removeEventListener('visibilitychange', onVisible);
     };
   }, [poll]);
-  return useSyncExternalStore(subscribe, () => unread);
+  // The server's prerender (prerender/render.tsx) sees the count before any answer: 0.
+  return useSyncExternalStore(subscribe, () => unread, () => unread);
 }

@@ -1,0 +1,76 @@
+import { renderToString } from 'react-dom/server';
+import { matchRoutes, StaticRouter, useRoutes, type RouteObject } from 'react-router-dom';
+import type { RouteHandle } from '@/app/route-title';
+import { routes } from '@/app/router';
+import { setConfig, type AppConfig } from '@/lib/config';
+import { TOKEN_KEY } from '@/lib/first-requests';
+import { MeProvider } from '@/lib/me-context';
+
+/**
+ * What the server puts in index.html's #root for a path (server/src/plugins/prerender.ts):
+ * the first render as HTML, and whether it is the signed-in one. index.html drops it when the
+ * browser's session says otherwise (web/index.html), and the app's first render replaces it.
+ */
+export interface Prerendered {
+  html: string;
+  signedIn: boolean;
+}
+
+/**
+ * The screens whose first render needs no data: the landing page, and the create-post and
+ * search screens with the navigation bar. These are rendered whole.
+ */
+const WHOLE = ['/', '/app/create-post', '/app/search-profile'];
+
+/**
+ * Screens that show data (the API's answer) get the navigation bar and an empty main: the
+ * page is laid out before the app's code and data are here, and the data fills it.
+ */
+const LAYOUT_ONLY = ['/app/discover', '/app/follow-feed', '/app/notifications', '/app/account', '/app/admin'];
+
+/** The routes with every /app screen left out: the signed-in layout around an empty main. */
+const layoutRoutes: RouteObject[] = routes.map((route): RouteObject => {
+  if (route.path !== '/app' || route.index) return route;
+  return { ...route, children: [{ path: '*', element: null }] };
+});
+
+function Screen({ table }: { table: RouteObject[] }) {
+  return useRoutes(table);
+}
+
+/**
+ * Renders each path as the app's first render shows it, storage being what it holds for
+ * a visitor (the landing page) or a signed-in person (/app). Runs in a worker thread whose
+ * sessionStorage and localStorage are in memory (prerender/worker.ts).
+ */
+export async function renderPages(config: AppConfig): Promise<Record<string, Prerendered>> {
+  setConfig(config);
+  const pages: Record<string, Prerendered> = {};
+  for (const path of [...WHOLE, ...LAYOUT_ONLY]) {
+    const signedIn = path.startsWith('/app');
+    sessionStorage.clear();
+    localStorage.clear();
+    if (signedIn) sessionStorage.setItem(TOKEN_KEY, 'prerender');
+    const whole = WHOLE.includes(path);
+    // The screen's chunk first, so its lazy component renders at once instead of the Loading fallback (app/router.tsx).
+    if (whole) {
+      await Promise.all((matchRoutes(routes, path) ?? []).map((m) => (m.route.handle as RouteHandle | undefined)?.preload?.()));
+    }
+    const html = renderToString(
+      <MeProvider>
+        <StaticRouter location={path}>
+          <Screen table={whole ? routes : layoutRoutes} />
+        </StaticRouter>
+      </MeProvider>,
+    );
+    // A style attribute in markup is refused by the Content-Security-Policy (style-src 'self');
+    // React sets the app's styles through the DOM, which it allows. Such a page is left out.
+    if (/<[^>]+\sstyle="/.test(html)) {
+      console.warn(`prerender: ${path} has a style attribute; not prerendered`);
+      continue;
+    }
+    pages[path] = { html, signedIn };
+  }
+  sessionStorage.clear();
+  return pages;
+}
