@@ -88,10 +88,9 @@ const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(te
 
 /**
  * index.html with the build's stylesheets (one: web/vite.config.ts sets cssCodeSplit false)
- * put inline, and their hashes for style-src. The page is then painted as soon as it has
- * arrived, without a request of its own for the styles first: the screen prerendered in it
- * (plugins/prerender.ts) and every screen's navigation bar show before any other file is
- * here. About 6 KB compressed, which the service worker keeps with the page.
+ * put inline, and their hashes for style-src. A page with a screen prerendered in it
+ * (plugins/prerender.ts) is then painted as soon as it has arrived, without a request of
+ * its own for the styles first. About 6 KB compressed.
  */
 export async function inlineStylesheets(html: string, dist: string): Promise<{ html: string; hashes: string[] }> {
   const hashes: string[] = [];
@@ -184,30 +183,37 @@ export default fp(
     const load = async () => {
       const { mtimeMs } = await stat(index);
       if (pages?.mtimeMs === mtimeMs) return pages;
-      const { html, hashes: styles } = await inlineStylesheets(await readFile(index, 'utf8'), dist);
+      const html = await readFile(index, 'utf8');
       let manifest: Record<string, ManifestChunk> = {};
       try {
         manifest = JSON.parse(await readFile(join(dist, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
       } catch {
         // Built without a manifest: no screen hints.
       }
-      const byScreen = new Map<string, Page>();
+      const byScreen = new Map<string, string>();
       for (const screen of ['', ...SCREENS.map(([, s]) => s)]) {
         // The config right after <title>, ahead of the early-request script that reads it
-        // (web/vite.config.ts puts that script there); the screen's chunks with the entry's.
+        // (web/vite.config.ts puts that script there); the screen's chunks with the entry's,
+        // ahead of the stylesheet (inlined on prerendered pages: ~30 KB for the parser to read first).
         const hints = screen ? screenHints(manifest, screen) : '';
         let text = html.includes('</title>') ? html.replace('</title>', () => `</title>${configTag}`) : configTag + html;
-        // Ahead of the inlined styles when there are some: the parser finds the chunks before it reads ~30 KB of CSS.
-        const at = text.includes('<style>') ? '<style>' : '</head>';
+        const at = /<link rel="stylesheet"/.exec(text)?.[0] ?? '</head>';
         text = text.includes(at) ? text.replace(at, () => `${hints}${at}`) : hints + text;
-        byScreen.set(screen, page(text));
+        byScreen.set(screen, text);
       }
+      // A prerendered page carries its stylesheet inline: it is painted as soon as it has arrived.
+      // The others keep the stylesheet's request, which loads alongside the app's code their
+      // first paint waits for anyway (inline there, it only lengthened the page's parsing and
+      // delayed Discover's first photo: docs/performance.md).
       const byPath = new Map<string, Page>();
+      const styles = new Set<string>();
       for (const [path, first] of await prerendered()) {
         const screen = SCREENS.find(([pattern]) => pattern.test(path))?.[1] ?? '';
-        byPath.set(path, page(withPrerendered(byScreen.get(screen)!.html, path, first)));
+        const inlined = await inlineStylesheets(byScreen.get(screen)!, dist);
+        inlined.hashes.forEach((hash) => styles.add(hash));
+        byPath.set(path, page(withPrerendered(inlined.html, path, first)));
       }
-      pages = { mtimeMs, byScreen, byPath, scripts: inlineScriptHashes(html), styles };
+      pages = { mtimeMs, byScreen: new Map([...byScreen].map(([k, v]) => [k, page(v)])), byPath, scripts: inlineScriptHashes(html), styles: [...styles] };
       return pages;
     };
     await load();

@@ -230,35 +230,39 @@ t.test('a prerender that fails leaves index.html as it is', async (t) => {
   }
 });
 
-t.test('the stylesheet is inline, allowed by its hash; the page is sent compressed to browsers that take it', async (t) => {
-  const dist = fakeBuild(t);
+t.test('a prerendered page has the stylesheet inline, allowed by its hash; pages are sent compressed to browsers that take them', async (t) => {
+  const dist = fakeBuild(t, '', answeringPrerender);
   const css = 'body { color: #123; }\n.x::after { content: "a"; }\n';
   writeFileSync(join(dist, 'assets', 'index-A1.css'), css);
   const template = readFileSync(join(dist, 'index.html'), 'utf8');
   writeFileSync(join(dist, 'index.html'), template.replace('</head>', '<link rel="stylesheet" crossorigin href="/assets/index-A1.css"></head>'));
   const { app } = await buildTestApp(t, { WEB_DIST_DIR: dist });
 
-  const plain = await app.inject({ method: 'GET', url: '/app/discover' });
+  const plain = await app.inject({ method: 'GET', url: '/' });
   t.match(plain.body, `<style>${css}</style>`, 'the CSS in the page');
   t.notMatch(plain.body, 'rel="stylesheet" crossorigin href="/assets/index-A1.css"', 'instead of a request for it');
-  t.ok(plain.body.indexOf('discover-page-E5.js') < plain.body.indexOf('<style>'), 'the screen’s chunks are named before it');
+  t.ok(plain.body.indexOf('login-page-F6.js') < plain.body.indexOf('<style>'), 'the screen’s chunks are named before it');
+  const discover = await app.inject({ method: 'GET', url: '/app/discover' });
+  t.match(discover.body, '<link rel="stylesheet" crossorigin href="/assets/index-A1.css">', 'a page not prerendered keeps the request');
+  t.notMatch(discover.body, '<style>');
+  t.ok(discover.body.indexOf('discover-page-E5.js') < discover.body.indexOf('rel="stylesheet"'), 'named before the stylesheet too');
   const styleSrc = /(?:^|;)\s*style-src ([^;]*)/.exec(String(plain.headers['content-security-policy']))?.[1];
   t.equal(styleSrc, `'self' 'sha256-${createHash('sha256').update(css).digest('base64')}'`, 'that style and no other inline');
   t.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding: as it is');
   t.match(String(plain.headers.vary), /Accept-Encoding/);
 
-  const br = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  const br = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'gzip, deflate, br' } });
   t.equal(br.headers['content-encoding'], 'br');
   t.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), plain.body, 'Brotli: the same page');
   t.ok(br.rawPayload.length < plain.body.length / 2, `smaller (${br.rawPayload.length} of ${plain.body.length} bytes)`);
-  const gz = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'gzip' } });
+  const gz = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'gzip' } });
   t.equal(gz.headers['content-encoding'], 'gzip');
   t.equal(gunzipSync(gz.rawPayload).toString('utf8'), plain.body, 'gzip: the same page');
-  const refused = await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'br;q=0, gzip;q=0' } });
+  const refused = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br;q=0, gzip;q=0' } });
   t.equal(refused.headers['content-encoding'], undefined, 'q=0 refuses a coding');
 
   // Each coding has its own ETag: a cached Brotli copy is never confirmed for a plain request.
   t.not(br.headers.etag, plain.headers.etag);
-  t.equal((await app.inject({ method: 'GET', url: '/app/discover', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } })).statusCode, 304);
-  t.equal((await app.inject({ method: 'GET', url: '/app/discover', headers: { 'if-none-match': String(br.headers.etag) } })).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } })).statusCode, 304);
+  t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'if-none-match': String(br.headers.etag) } })).statusCode, 200);
 });

@@ -1,7 +1,7 @@
 import { renderToString } from 'react-dom/server';
-import { matchRoutes, StaticRouter, useRoutes, type RouteObject } from 'react-router-dom';
+import { matchRoutes, StaticRouter } from 'react-router-dom';
 import type { RouteHandle } from '@/app/route-title';
-import { routes } from '@/app/router';
+import { AppRoutes, routes } from '@/app/router';
 import { setConfig, type AppConfig } from '@/lib/config';
 import { TOKEN_KEY } from '@/lib/first-requests';
 import { MeProvider } from '@/lib/me-context';
@@ -18,25 +18,11 @@ export interface Prerendered {
 
 /**
  * The screens whose first render needs no data: the landing page, and the create-post and
- * search screens with the navigation bar. These are rendered whole.
+ * search screens with the navigation bar. Their largest paint is in this HTML. The screens
+ * that show data are not prerendered: their largest paint is the data, and painting their
+ * navigation bar early only delayed it (Discover's first photo, docs/performance.md).
  */
-const WHOLE = ['/', '/app/create-post', '/app/search-profile'];
-
-/**
- * Screens that show data (the API's answer) get the navigation bar and an empty main: the
- * page is laid out before the app's code and data are here, and the data fills it.
- */
-const LAYOUT_ONLY = ['/app/discover', '/app/follow-feed', '/app/notifications', '/app/account', '/app/admin'];
-
-/** The routes with every /app screen left out: the signed-in layout around an empty main. */
-const layoutRoutes: RouteObject[] = routes.map((route): RouteObject => {
-  if (route.path !== '/app' || route.index) return route;
-  return { ...route, children: [{ path: '*', element: null }] };
-});
-
-function Screen({ table }: { table: RouteObject[] }) {
-  return useRoutes(table);
-}
+const SCREENS = ['/', '/app/create-post', '/app/search-profile'];
 
 /**
  * Renders each path as the app's first render shows it, storage being what it holds for
@@ -46,20 +32,17 @@ function Screen({ table }: { table: RouteObject[] }) {
 export async function renderPages(config: AppConfig): Promise<Record<string, Prerendered>> {
   setConfig(config);
   const pages: Record<string, Prerendered> = {};
-  for (const path of [...WHOLE, ...LAYOUT_ONLY]) {
+  for (const path of SCREENS) {
     const signedIn = path.startsWith('/app');
     sessionStorage.clear();
     localStorage.clear();
     if (signedIn) sessionStorage.setItem(TOKEN_KEY, 'prerender');
-    const whole = WHOLE.includes(path);
     // The screen's chunk first, so its lazy component renders at once instead of the Loading fallback (app/router.tsx).
-    if (whole) {
-      await Promise.all((matchRoutes(routes, path) ?? []).map((m) => (m.route.handle as RouteHandle | undefined)?.preload?.()));
-    }
+    await Promise.all((matchRoutes(routes, path) ?? []).map((m) => (m.route.handle as RouteHandle | undefined)?.preload?.()));
     const html = renderToString(
       <MeProvider>
         <StaticRouter location={path}>
-          <Screen table={whole ? routes : layoutRoutes} />
+          <AppRoutes />
         </StaticRouter>
       </MeProvider>,
     );
