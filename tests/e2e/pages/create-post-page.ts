@@ -31,6 +31,9 @@ export class CreatePostPage {
   async goto(): Promise<void> {
     await this.page.goto('/app/create-post');
     await expect(this.submit).toBeVisible();
+    // The page shows the server's prerender of this screen first (inert, replaced by the app's
+    // first render: web/src/prerender/render.tsx); a file or text given to it would be lost.
+    await expect(this.page.locator('[data-prerendered]')).toHaveCount(0);
   }
 
   async choose(file: string): Promise<void> {

@@ -15,6 +15,9 @@ export class SearchPage {
   async goto(): Promise<void> {
     await this.page.goto('/app/search-profile');
     await expect(this.input).toBeVisible();
+    // The page shows the server's prerender of this screen first (inert, replaced by the app's
+    // first render: web/src/prerender/render.tsx); a file or text given to it would be lost.
+    await expect(this.page.locator('[data-prerendered]')).toHaveCount(0);
   }
 
   async search(term: string): Promise<void> {
