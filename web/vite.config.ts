@@ -38,6 +38,15 @@ function serviceWorkerVersion(): Plugin {
 
 const alias = { '@': fileURLToPath(new URL('./src', import.meta.url)) };
 
+/** The app's resolution and CSS-module names, shared with the prerender's build so its markup is the app's. */
+const resolveOptions = {
+  alias,
+  // react-router is hoisted to the root node_modules, where an older React lives (for tap's ink):
+  // always use this workspace's React.
+  dedupe: ['react', 'react-dom'],
+};
+const cssOptions = { modules: { localsConvention: 'camelCaseOnly' as const } };
+
 /**
  * index.html's early requests (src/early-requests.ts): bundled on their own into one small
  * script, put inline right after <title>, so they are sent while the app's JavaScript is
@@ -105,8 +114,8 @@ function prerenderBundle(): Plugin {
           logLevel: 'warn',
           publicDir: false,
           plugins: [react()],
-          resolve: { alias, dedupe: ['react', 'react-dom'] },
-          css: { modules: { localsConvention: 'camelCaseOnly' } },
+          resolve: resolveOptions,
+          css: cssOptions,
           ssr: { noExternal: true, target: 'node' },
           // React's production build only (its CommonJS entry would pick by NODE_ENV at run time).
           define: { 'process.env.NODE_ENV': JSON.stringify('production') },
@@ -160,13 +169,8 @@ function precompress(): Plugin {
 
 export default defineConfig({
   plugins: [react(), inlineEarlyRequests(), prerenderBundle(), serviceWorkerVersion(), precompress()],
-  resolve: {
-    alias,
-    // react-router is hoisted to the root node_modules, where an older React lives (for tap's ink):
-    // always use this workspace's React.
-    dedupe: ['react', 'react-dom'],
-  },
-  css: { modules: { localsConvention: 'camelCaseOnly' } },
+  resolve: resolveOptions,
+  css: cssOptions,
   // The manifest (dist/.vite/manifest.json) tells the server each screen's chunks (server/src/plugins/web.ts).
   build: {
     target: 'es2022',
