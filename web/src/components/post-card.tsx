@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { memo, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, ShareIcon, TrashIcon } from '@/components/icons';
@@ -23,7 +23,12 @@ interface PostCardProps {
   priority?: boolean;
 }
 
-export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false, priority = false }: PostCardProps) {
+/**
+ * A post in a feed. Memoised: a feed reveals its cards a few at a time (lib/use-revealed.ts)
+ * and each step renders the feed again; the cards already shown, whose props are the same,
+ * are skipped instead of rendered again (20 cards: 20 renders, not about 120).
+ */
+export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false, priority = false }: PostCardProps) {
   const name = authorName(post);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
@@ -313,7 +318,7 @@ export function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = fa
       {reporting && <ReportDialog kind={reporting.kind} id={reporting.id} onClose={() => setReporting(null)} />}
     </article>
   );
-}
+});
 
 /** "More options" on someone else's post: report it, or block its author. */
 function PostMenu({ blockLabel, onReport, onBlock }: { blockLabel: string; onReport: () => void; onBlock: () => void }) {
