@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef } from 'react';
+import { memo, useCallback, useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { BellIcon } from '@/components/icons';
@@ -55,6 +55,37 @@ function Sentence({ group }: { group: NotificationGroup }) {
   );
 }
 
+/**
+ * One entry, under its day's heading when it is the day's first. Memoised: the list is revealed
+ * six entries at a time (lib/use-revealed.ts), and each step renders only the new ones.
+ */
+const Entry = memo(function Entry({ group: g, heading }: { group: NotificationGroup; heading: string | null }) {
+  return (
+    <li className={styles.entry}>
+      {heading && <h2 className={styles.day}>{heading}</h2>}
+      <article className={`${styles.item} ${g.unread ? styles.unread : ''}`}>
+        <span className={styles.avatars} aria-hidden="true">
+          {g.actors.slice(0, 2).map((a) => (
+            <Avatar key={a.username} name={a.username} pictureUrl={a.profilePictureUrl} size={36} decorative />
+          ))}
+        </span>
+        <p className={styles.text}>
+          <Sentence group={g} />
+          {g.unread && <span className="visually-hidden"> (new)</span>}
+          <time className={styles.time} dateTime={g.latestAt}>
+            {formatTime(new Date(g.latestAt))}
+          </time>
+        </p>
+        {g.post && (
+          <Link to="/app/account" className={styles.thumbLink} aria-label="Your post, on your profile">
+            <img src={g.post.thumbnailUrl} alt="" width={48} height={48} loading="lazy" decoding="async" />
+          </Link>
+        )}
+      </article>
+    </li>
+  );
+});
+
 /** `/app/notifications`: likes, comments and follows, grouped per post and day, newest first; seen ones are marked read. */
 export function NotificationsPage() {
   const fetchPage = useCallback(
@@ -96,30 +127,7 @@ export function NotificationsPage() {
           {entries.shown.map((g) => {
             const heading = dayHeading(g.day) !== lastDay ? dayHeading(g.day) : null;
             lastDay = dayHeading(g.day);
-            return (
-              <li key={g.groupId} className={styles.entry}>
-                {heading && <h2 className={styles.day}>{heading}</h2>}
-                <article className={`${styles.item} ${g.unread ? styles.unread : ''}`}>
-                  <span className={styles.avatars} aria-hidden="true">
-                    {g.actors.slice(0, 2).map((a) => (
-                      <Avatar key={a.username} name={a.username} pictureUrl={a.profilePictureUrl} size={36} decorative />
-                    ))}
-                  </span>
-                  <p className={styles.text}>
-                    <Sentence group={g} />
-                    {g.unread && <span className="visually-hidden"> (new)</span>}
-                    <time className={styles.time} dateTime={g.latestAt}>
-                      {formatTime(new Date(g.latestAt))}
-                    </time>
-                  </p>
-                  {g.post && (
-                    <Link to="/app/account" className={styles.thumbLink} aria-label="Your post, on your profile">
-                      <img src={g.post.thumbnailUrl} alt="" width={48} height={48} loading="lazy" decoding="async" />
-                    </Link>
-                  )}
-                </article>
-              </li>
-            );
+            return <Entry key={g.groupId} group={g} heading={heading} />;
           })}
         </ol>
       )}
