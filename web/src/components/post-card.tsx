@@ -26,7 +26,7 @@ interface PostCardProps {
 /**
  * A post in a feed. Memoised: a feed reveals its cards a few at a time (lib/use-revealed.ts)
  * and each step renders the feed again; the cards already shown, whose props are the same,
- * are skipped instead of rendered again (20 cards: 20 renders, not about 120).
+ * are skipped instead of rendered again (a page of 10 cards: 10 card renders, not 35).
  */
 export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false, priority = false }: PostCardProps) {
   const name = authorName(post);
