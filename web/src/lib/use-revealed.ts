@@ -1,4 +1,5 @@
 import { startTransition, useEffect, useState } from 'react';
+import { afterFirstPaint } from '@/lib/page-settled';
 
 /**
  * How many of a list's items to render now: `first` at once, then `step` more in each later
@@ -16,9 +17,17 @@ export function useRevealed(total: number, first: number, step: number): number 
   const [shown, setShown] = useState(first);
   useEffect(() => {
     if (shown >= total) return;
-    // A task of its own, after this commit (and usually the paint that follows it).
-    const timer = setTimeout(() => startTransition(() => setShown((n) => n + step)), 0);
-    return () => clearTimeout(timer);
+    // A task of its own, after this commit; on the page's first screen, only once its first
+    // content is on screen (lib/page-settled.ts), so the first paint waits for none of the rest.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelled = false;
+    void afterFirstPaint().then(() => {
+      if (!cancelled) timer = setTimeout(() => startTransition(() => setShown((n) => n + step)), 0);
+    });
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
   }, [shown, total, step]);
   return Math.min(shown, total);
 }

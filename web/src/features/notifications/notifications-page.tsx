@@ -11,6 +11,7 @@ import { formatDay, formatTime } from '@/lib/format';
 import { useEarlyAnswer } from '@/lib/early';
 import { apiPaths, NOTIFICATIONS_PAGE as PAGE } from '@/lib/first-requests';
 import { setUnreadNotifications } from '@/lib/unread-notifications';
+import { afterFirstPaint } from '@/lib/page-settled';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
 import styles from './notifications-page.module.css';
@@ -103,8 +104,9 @@ export function NotificationsPage() {
   useEffect(() => {
     if (newest <= markedUpTo.current) return;
     markedUpTo.current = newest;
-    api
-      .markNotificationsRead(newest)
+    // Once the screen is shown (lib/page-settled.ts): the request is not part of its first paint.
+    void afterFirstPaint()
+      .then(() => api.markNotificationsRead(newest))
       .then((r) => setUnreadNotifications(r.unread))
       .catch((err: unknown) => console.error('Marking notifications read failed', err));
   }, [newest]);
