@@ -127,8 +127,9 @@ export function NotificationsPage() {
       {list.items.length > 0 && (
         <ol className={styles.list} aria-label="Notifications, newest first">
           {entries.shown.map((g) => {
-            const heading = dayHeading(g.day) !== lastDay ? dayHeading(g.day) : null;
-            lastDay = dayHeading(g.day);
+            const day = dayHeading(g.day);
+            const heading = day !== lastDay ? day : null;
+            lastDay = day;
             return <Entry key={g.groupId} group={g} heading={heading} />;
           })}
         </ol>
