@@ -21,7 +21,7 @@ const web = (dir) => `./web/src/${dir}`;
 const forbid = (target, from, message) => ({ target, from, message });
 
 const serverZones = [
-  forbid([server('config.ts'), server('errors.ts'), server('lru.ts')], [server('*/**')], 'config, errors and lru are the bottom layer: they import nothing of ours.'),
+  forbid([server('config.ts'), server('errors.ts'), server('lru.ts'), server('compression.ts')], [server('*/**')], 'config, errors, lru and compression are the bottom layer: they import nothing of ours.'),
   forbid([server('storage'), server('images'), server('auth')], [server('db'), server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'storage, images and auth sit below the database.'),
   forbid(server('db'), [server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'db/ is the bottom of the data layers: it imports no domain, feed, media, route or plugin code.'),
   forbid(server('domain'), [server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'domain/ holds the rules and SQL of each thing; it does not reach up into feeds, media, routes or plugins.'),

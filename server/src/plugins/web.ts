@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { publicConfig } from '../routes/public-config.js';
 import { prerender, withPrerendered, type Prerendered } from './prerender.js';
+import { accepts } from '../compression.js';
 
 /**
  * Each screen's module (web/src/app/router.tsx), by the paths that open it: index.html
@@ -107,17 +108,6 @@ export async function inlineStylesheets(html: string, dist: string): Promise<{ h
     hashes.push(sha256Source(css));
   }
   return { html: out, hashes };
-}
-
-/** Whether a request's Accept-Encoding takes this coding (any q above 0). */
-export function accepts(header: string | undefined, coding: 'br' | 'gzip'): boolean {
-  if (!header) return false;
-  return header.split(',').some((part) => {
-    const [name, ...params] = part.trim().split(';');
-    if (name!.trim().toLowerCase() !== coding) return false;
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    return q === undefined || Number(q) > 0;
-  });
 }
 
 /** The run-time config (as /config.json answers it) as an inert JSON data block: not run, so the CSP needs no entry for it. */

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { compressJson } from '../compression.js';
 import accountRoutes from './account.js';
 import adminRoutes from './admin.js';
 import commentRoutes from './comments.js';
@@ -19,6 +20,8 @@ import userRoutes from './users.js';
 const apiRoutes: FastifyPluginAsync = async (fastify) => {
   // onRequest, not preHandler: without a valid token the answer is 401 before any body is parsed or validated.
   fastify.addHook('onRequest', fastify.authenticate);
+  // Feed pages, grids and lists gzip-compressed for clients that take it (plugins/compression.ts).
+  fastify.addHook('onSend', compressJson);
   await fastify.register(feedRoutes);
   await fastify.register(likeRoutes);
   await fastify.register(commentRoutes);
