@@ -4,7 +4,7 @@
 // the time the app renders, and the app's first render can be the whole screen instead of a
 // Loading placeholder (lib/early.ts takes them). On a feed, the first photo, the screen's
 // largest paint, starts loading as soon as the page's answer names it; on a profile, the first
-// row of thumbnails. On a screen with
+// row of thumbnails; on the operator's page, the first reported photo. On a screen with
 // dates, the browser's date formatting is set up meanwhile (lib/first-requests.ts, showsDates).
 //
 // It reads only what the page already has (the token in sessionStorage, the run-time config
@@ -42,6 +42,14 @@ function preloadGridRow(answer: unknown) {
   }
 }
 
+/** The operator page's first reported photo, as features/admin/admin-page.tsx shows it (comment reports have none). */
+function preloadReportThumb(answer: unknown) {
+  const reports = (answer as { reports?: unknown } | undefined)?.reports;
+  if (!Array.isArray(reports)) return;
+  const first = (reports as { thumbnailUrl?: unknown }[]).find((r) => typeof r?.thumbnailUrl === 'string' && r.thumbnailUrl);
+  if (first) preload({ href: first.thumbnailUrl as string });
+}
+
 function send(request: FirstRequest, token: string, baseUrl: string): EarlyAnswer {
   const early: EarlyAnswer = { sentAt: performance.now(), answer: Promise.resolve(undefined), settled: false };
   early.answer = fetch(`${baseUrl}${request.path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } })
@@ -52,6 +60,7 @@ function send(request: FirstRequest, token: string, baseUrl: string): EarlyAnswe
       early.settled = true;
       if (request.preload === 'feed-photo') preloadFeedPhoto(value);
       else if (request.preload === 'grid-row') preloadGridRow(value);
+      else if (request.preload === 'report-thumb') preloadReportThumb(value);
       return value;
     });
   return early;

@@ -217,7 +217,7 @@ export const liftBlock = (blockId: number) => request<{ blocked: boolean }>(`/ap
 export const getNotices = () => request<{ notices: ModerationNotice[] }>('/api/account/notices');
 
 type Done = { done: true };
-export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>('/api/admin/overview', { signal });
+export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>(apiPaths.adminOverview(), { signal });
 export const dismissReports = (kind: 'post' | 'comment', itemId: number) =>
   request<Done>(`/api/admin/reports/${kind}/${itemId}/dismiss`, { method: 'POST', body: {} });
 export const removeAsOperator = (kind: 'post' | 'comment', itemId: number, reason: string) =>

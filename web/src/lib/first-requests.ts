@@ -38,6 +38,8 @@ export const apiPaths = {
   viewUserPosts: (username: string, { limit, cursor }: Page) => `/api/view-user-posts${query({ username, limit, cursor })}`,
   userPosts: ({ limit, cursor }: Page) => `/api/user-posts${query({ limit, cursor })}`,
   notifications: ({ limit, cursor }: Page) => `/api/notifications${query({ limit, cursor })}`,
+  /** The operator's page: figures, open reports, suspensions and the log, in one answer. */
+  adminOverview: () => '/api/admin/overview',
 };
 
 export type ApiHost = 'main' | 'second';
@@ -48,9 +50,10 @@ export interface FirstRequest {
   path: string;
   /**
    * What of the answer to load at once, as the screen's largest paint: a feed page's first photo,
-   * or the first row of a profile's thumbnails (GRID_FIRST_ROW).
+   * the first row of a profile's thumbnails (GRID_FIRST_ROW), or the operator page's first
+   * reported photo.
    */
-  preload?: 'feed-photo' | 'grid-row';
+  preload?: 'feed-photo' | 'grid-row' | 'report-thumb';
 }
 
 /** Thumbnails in a row of the profile grid (components/post-grid.module.css): the first row renders, and is preloaded, first. */
@@ -62,6 +65,8 @@ export function firstRequests(pathname: string): FirstRequest[] {
   if (path === '/app/discover') return [{ host: 'main', path: apiPaths.discoverPosts({ limit: FEED_PAGE }), preload: 'feed-photo' }];
   if (path === '/app/follow-feed') return [{ host: 'main', path: apiPaths.followFeed({ limit: FEED_PAGE }), preload: 'feed-photo' }];
   if (path === '/app/notifications') return [{ host: 'main', path: apiPaths.notifications({ limit: NOTIFICATIONS_PAGE }) }];
+  // Refused (403) for anyone but an operator: the early answer is then dropped and the page asks again.
+  if (path === '/app/admin') return [{ host: 'main', path: apiPaths.adminOverview(), preload: 'report-thumb' }];
   if (path === '/app' || path === '/app/account' || /^\/app\/account\/[^/]+$/.test(path)) {
     return [{ host: 'main', path: apiPaths.userPosts({ limit: GRID_PAGE }), preload: 'grid-row' }];
   }
