@@ -1,13 +1,14 @@
-import { createContext, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, useCallback, useContext, useState } from 'react';
 import { getCachedMe, setCachedMe, type Me } from '@/lib/session';
 
-interface MeContextValue {
-  /** The signed-in user as last seen (username, e-mail, picture), kept for this tab's session. */
-  me: Me | null;
-  updateMe: (patch: Partial<Me>) => void;
-}
-
-const MeContext = createContext<MeContextValue>({ me: null, updateMe: () => {} });
+/** The signed-in user as last seen (username, e-mail, picture), kept for this tab's session. */
+const MeContext = createContext<Me | null>(null);
+/**
+ * The one way to change it, in a context of its own that never changes: a screen that only
+ * reports what it loaded (the own profile) is not rendered again each time the user's details
+ * arrive, as the navigation bar's requests answer after the first paint.
+ */
+const UpdateMeContext = createContext<(patch: Partial<Me>) => void>(() => {});
 
 export function MeProvider({ children }: { children: React.ReactNode }) {
   const [me, setMe] = useState<Me | null>(() => getCachedMe());
@@ -18,8 +19,15 @@ export function MeProvider({ children }: { children: React.ReactNode }) {
       return next;
     });
   }, []);
-  const value = useMemo(() => ({ me, updateMe }), [me, updateMe]);
-  return <MeContext.Provider value={value}>{children}</MeContext.Provider>;
+  return (
+    <UpdateMeContext.Provider value={updateMe}>
+      <MeContext.Provider value={me}>{children}</MeContext.Provider>
+    </UpdateMeContext.Provider>
+  );
 }
 
-export const useMe = () => useContext(MeContext);
+/** The signed-in user and the way to change it; renders again whenever the user's details change. */
+export const useMe = () => ({ me: useContext(MeContext), updateMe: useContext(UpdateMeContext) });
+
+/** Only the way to change the signed-in user's details: never renders again because of them. */
+export const useUpdateMe = () => useContext(UpdateMeContext);

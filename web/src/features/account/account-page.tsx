@@ -14,7 +14,7 @@ import { useEarlyAnswer } from '@/lib/early';
 import { apiPaths, GRID_FIRST_ROW, GRID_PAGE as PAGE } from '@/lib/first-requests';
 import type { Post, UserInfo, UserPosts } from '@/lib/api';
 import { formatCount, ownDisplayName } from '@/lib/format';
-import { useMe } from '@/lib/me-context';
+import { useUpdateMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
@@ -35,7 +35,7 @@ function summaryOf(profile: UserPosts): Summary {
 
 /** `/app/account` (and `/app/account/:username`): the signed-in user's own profile. */
 export function AccountPage() {
-  const { updateMe } = useMe();
+  const updateMe = useUpdateMe();
   const early = useEarlyAnswer<UserPosts>('main', apiPaths.userPosts({ limit: PAGE }));
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [info, setInfo] = useState<UserInfo | null>(null);

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
@@ -34,7 +34,9 @@ function summaryOf(user: ViewedUser): Summary {
   return rest;
 }
 
-function OtherProfile({ username }: { username: string }) {
+// Memoised: ProfilePage renders again when the signed-in user's details arrive (the navigation
+// bar asks for them after the first paint); the profile shown has not changed.
+const OtherProfile = memo(function OtherProfile({ username }: { username: string }) {
   const early = useEarlyAnswer<ViewedUser>('second', apiPaths.viewUserPosts(username, { limit: PAGE }));
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
@@ -216,4 +218,4 @@ function OtherProfile({ username }: { username: string }) {
       )}
     </div>
   );
-}
+});
