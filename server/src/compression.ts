@@ -12,6 +12,12 @@ export function accepts(header: string | undefined, coding: 'br' | 'gzip'): bool
   });
 }
 
+/** Adds Accept-Encoding to the answer's Vary (after Origin, Authorization…): its body depends on that header. */
+export function varyOnAcceptEncoding(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+}
+
 /** JSON answers smaller than this go as they are: the headers are most of what they cost. */
 export const COMPRESS_MIN_BYTES = 1024;
 
@@ -35,8 +41,7 @@ export async function compressJson(request: FastifyRequest, reply: FastifyReply,
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
   const type = reply.getHeader('content-type');
   if (typeof type !== 'string' || !type.startsWith('application/json') || reply.hasHeader('content-encoding')) return payload;
-  const vary = reply.getHeader('vary');
-  reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+  varyOnAcceptEncoding(reply);
   if (Buffer.byteLength(payload) < COMPRESS_MIN_BYTES || !accepts(request.headers['accept-encoding'], 'gzip')) return payload;
   reply.removeHeader('content-length');
   reply.header('content-encoding', 'gzip');

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { publicConfig } from '../routes/public-config.js';
 import { prerender, withPrerendered, type Prerendered } from './prerender.js';
-import { accepts } from '../compression.js';
+import { accepts, varyOnAcceptEncoding } from '../compression.js';
 
 /**
  * Each screen's module (web/src/app/router.tsx), by the paths that open it: index.html
@@ -218,8 +218,8 @@ export default fp(
       const coding = accepts(acceptEncoding, 'br') ? 'br' : accepts(acceptEncoding, 'gzip') ? 'gzip' : null;
       // Each coding is its own representation, with its own ETag.
       const etag = `"${page.etag}${coding ? `-${coding}` : ''}"`;
-      const vary = reply.getHeader('vary');
-      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+      reply.header('cache-control', 'no-cache').header('etag', etag);
+      varyOnAcceptEncoding(reply);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
       reply.type('text/html; charset=utf-8');
       return coding ? reply.header('content-encoding', coding).send(page[coding]) : reply.send(page.html);

@@ -20,7 +20,7 @@ import userRoutes from './users.js';
 const apiRoutes: FastifyPluginAsync = async (fastify) => {
   // onRequest, not preHandler: without a valid token the answer is 401 before any body is parsed or validated.
   fastify.addHook('onRequest', fastify.authenticate);
-  // Feed pages, grids and lists gzip-compressed for clients that take it (plugins/compression.ts).
+  // Feed pages, grids and lists gzip-compressed for clients that take it (server/src/compression.ts).
   fastify.addHook('onSend', compressJson);
   await fastify.register(feedRoutes);
   await fastify.register(likeRoutes);
