@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -97,4 +97,17 @@ export function freshDatabase(t: Teardown, prefix = 'shower-beer-db-') {
     rmSync(dir, { recursive: true, force: true });
   });
   return handle.sqlite;
+}
+
+/**
+ * A WEB_DIST_DIR with a bare index.html, sw.js and an SVG: enough for the server to serve the app's
+ * pages (plugins/web.ts), for tests of what a page gets that other answers do not.
+ */
+export function bareWebBuild(t: Teardown): string {
+  const dist = mkdtempSync(join(tmpdir(), 'shower-beer-web-'));
+  t.teardown(() => rmSync(dist, { recursive: true, force: true }));
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><html><head><title>Shower Beer</title></head><body><div id="root"></div></body></html>');
+  writeFileSync(join(dist, 'sw.js'), 'self.addEventListener("fetch", () => {});');
+  writeFileSync(join(dist, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1"/></svg>');
+  return dist;
 }

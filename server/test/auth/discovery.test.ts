@@ -2,7 +2,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import t from 'tap';
 import { discoverAuthEndpoints } from '../../src/auth/discovery.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { bearer, buildTestApp } from '../helpers.js';
+import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 import { fakeProvider, keycloakDiscovery } from './fake-provider.js';
 
 // A provider laid out like Glewlwyd: issuer …/api/oidc, endpoints that are not
@@ -131,12 +131,12 @@ t.test('through the app: /config.json hands out the discovered URLs; a Glewlwyd-
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sub: 'glw-42', preferred_username: 'hopsgirl', email: 'hops@glew.test' }));
   });
 
-  const { app } = await buildTestApp(t, { AUTH_PROVIDER: 'oidc', OIDC_ISSUER: issuer });
+  const { app } = await buildTestApp(t, { AUTH_PROVIDER: 'oidc', OIDC_ISSUER: issuer, WEB_DIST_DIR: bareWebBuild(t) });
   const cfg = (await app.inject({ method: 'GET', url: '/config.json' })).json();
   t.equal(cfg.auth.authorizeUrl, `${issuer}/auth`);
   t.equal(cfg.auth.userInfoUrl, `${issuer}/userinfo`);
   t.equal(cfg.auth.logoutUrl, `${issuer}/end_session`);
-  const csp = String((await app.inject({ method: 'GET', url: '/healthz' })).headers['content-security-policy']);
+  const csp = String((await app.inject({ method: 'GET', url: '/app/discover' })).headers['content-security-policy']);
   t.match(csp, new RegExp(`connect-src[^;]*${idp.origin.replace(/[.]/g, '\\.')}`), 'the page may call the provider\'s userinfo');
 
   const token = await new SignJWT({ client_id: 'shower-beer', scope: 'openid email profile', jti: 'x' })

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import t from 'tap';
-import { buildTestApp } from '../helpers.js';
+import { bareWebBuild, buildTestApp } from '../helpers.js';
 import { fakeProvider, keycloakDiscovery } from '../auth/fake-provider.js';
 import { findAppRoot } from '../../src/config.js';
 
@@ -47,6 +47,7 @@ t.test('the URLs match what the app sends to Keycloak', async (t) => {
     AUTH_PROVIDER: 'oidc',
     OIDC_ISSUER: issuer,
     OIDC_INTERNAL_ISSUER: `${keycloak.origin}/realms/shower-beer`,
+    WEB_DIST_DIR: bareWebBuild(t),
   });
   const cfg = (await app.inject({ method: 'GET', url: '/config.json' })).json();
   const fill = (s: string) => s.replaceAll('${APP_PUBLIC_URL}', publicUrl);
@@ -55,7 +56,7 @@ t.test('the URLs match what the app sends to Keycloak', async (t) => {
   t.equal(fill(client.attributes['post.logout.redirect.uris']), cfg.auth.postLogoutRedirectUri);
   t.ok(client.webOrigins.map(fill).includes(new URL(cfg.appUrl).origin), 'the app origin may call userinfo');
   t.equal(cfg.auth.authorizeUrl, 'https://auth.beer.example.org/realms/shower-beer/protocol/openid-connect/auth');
-  const page = await app.inject({ method: 'GET', url: '/healthz' });
+  const page = await app.inject({ method: 'GET', url: '/app/discover' });
   const csp = String(page.headers['content-security-policy'] ?? '');
   t.match(csp, /connect-src[^;]*https:\/\/auth\.beer\.example\.org/, 'the page may call Keycloak (userinfo)');
   for (const scope of cfg.auth.scope.split(' ').filter((s: string) => s !== 'openid')) {
