@@ -93,9 +93,8 @@ export function helmetHeaders(options: HelmetOptions): Record<string, string> {
 /**
  * What a response the browser never renders as a page gets instead of the page's policy:
  * nothing may load from it, and nothing may frame it. It is shorter too: the page's
- * policy and the headers only a page reads came to about 600 bytes on each photo, script
- * and JSON answer, about 10 KB over a slow phone link before a feed's first photo showed
- * (docs/performance.md).
+ * policy and the headers only a page reads came to about 520 bytes on each photo, script
+ * and JSON answer, about 10 KB of a cold Following load (docs/performance.md).
  */
 export const RESOURCE_CSP = "default-src 'none';frame-ancestors 'none'";
 /** Helmet's headers that only a document reads (framing, the browsing context, old browsers' page modes). */
