@@ -127,6 +127,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(page.getByText(`You blocked ${named.user.username}`)).toBeVisible();
       await expect(profile.unblock).toBeVisible();
       await expect(profile.follow).toHaveCount(0);
+      await expect(profile.unfollow).toHaveCount(0);
       expect(dialogs.at(-1)).toContain(`Block ${named.user.username}?`);
       await page.screenshot({ path: testInfo.outputPath(`blocked-profile-${name}.png`), fullPage: true });
 

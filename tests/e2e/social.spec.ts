@@ -7,6 +7,7 @@ import {
   collectDialogs,
   createPostViaApi,
   expect,
+  followerNames,
   makeImage,
   secondPerson,
   signUp,
@@ -161,17 +162,25 @@ test.describe('search and follow', () => {
     await expect(profile.name).toHaveText(other.user.username);
     await expect(profile.tiles).toHaveCount(1);
     await profile.follow.click();
+    // The spec: "Follow becomes Unfollow after the call".
     await expect(profile.unfollow).toBeVisible();
+    await expect(profile.follow).toHaveCount(0);
 
     await following.goto();
     await expect(following.post(caption).root).toBeVisible();
     await expect(following.post(caption).header()).toContainText(other.user.username);
 
-    // The state survives a reload (isFollowing from the server).
+    // The state survives a reload: the spec finds it in the viewed user's follower list, and the
+    // profile's isFollowing agrees with it.
     await profile.goto(other.user.username);
+    await expect(profile.unfollow).toBeVisible();
+    expect(await followerNames(page, other.user.username)).toContain(me.username);
+    await page.reload();
     await expect(profile.unfollow).toBeVisible();
     await profile.unfollow.click();
     await expect(profile.follow).toBeVisible();
+    await expect(profile.unfollow).toHaveCount(0);
+    expect(await followerNames(page, other.user.username)).not.toContain(me.username);
     await following.goto();
     await expect(page.getByText('No posts from people you follow yet!')).toBeVisible();
     expect(me.username).not.toBe(other.user.username);

@@ -3,9 +3,9 @@ import { expect, type Locator, type Page } from '@playwright/test';
 /** `/app/profile/:username`: another user's profile. */
 export class ProfilePage {
   readonly name: Locator;
-  /** The follow toggle while you do not follow them (aria-pressed="false"). */
+  /** "Follow", shown while you do not follow them. */
   readonly follow: Locator;
-  /** The same toggle while you do (aria-pressed="true"): pressing it unfollows. */
+  /** The same button while you do: the spec's "Follow becomes Unfollow after the call". */
   readonly unfollow: Locator;
   readonly tiles: Locator;
   readonly block: Locator;
@@ -13,9 +13,9 @@ export class ProfilePage {
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
-    // One toggle button named "Follow" whose aria-pressed says whether you do.
-    this.follow = page.getByRole('button', { name: 'Follow', exact: true, pressed: false });
-    this.unfollow = page.getByRole('button', { name: 'Follow', exact: true, pressed: true });
+    // Found by their visible text, as a person finds them.
+    this.follow = page.getByRole('button', { name: 'Follow', exact: true });
+    this.unfollow = page.getByRole('button', { name: 'Unfollow', exact: true });
     this.tiles = page.getByRole('button', { name: /^Open post:/ });
     this.block = page.getByRole('button', { name: 'Block', exact: true });
     this.unblock = page.getByRole('button', { name: 'Unblock', exact: true });

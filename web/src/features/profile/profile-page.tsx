@@ -2,7 +2,7 @@ import { memo, useCallback, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import { CameraIcon, CheckIcon } from '@/components/icons';
+import { CameraIcon } from '@/components/icons';
 import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
@@ -162,17 +162,15 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
           </dl>
           <div className={styles.buttons}>
             {!summary.isBlocked && (
-              // A toggle: its name stays "Follow" and aria-pressed says whether you do (a name that
-              // flipped to "Unfollow" as well would read "Unfollow, pressed").
+              // The spec's toggle: "Follow" becomes "Unfollow" after the call. The label says what a
+              // press does, so the button carries no aria-pressed ("Unfollow, pressed" would be wrong).
               <button
                 type="button"
                 className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
                 onClick={toggleFollow}
-                aria-pressed={summary.isFollowing}
                 aria-disabled={followBusy || undefined}
               >
-                {summary.isFollowing && <CheckIcon size={18} />}
-                Follow
+                {summary.isFollowing ? 'Unfollow' : 'Follow'}
               </button>
             )}
             <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
