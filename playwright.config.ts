@@ -16,6 +16,11 @@ if (!external && !process.env.E2E_DATA_DIR) {
   process.env.E2E_DATA_DIR = mkdtempSync(join(tmpdir(), 'shower-beer-e2e-'));
 }
 
+// E2E_APP_DIR: run the server of an already built tree (CI passes the image's tree that
+// `npm run test:prod -- --keep DIR` built: the suite then checks what ships, and nothing is built
+// twice). Otherwise `npm start`'s script builds what is stale in this checkout and runs it.
+const appDir = process.env.E2E_APP_DIR;
+
 // The operator of the server this config starts (in its ADMIN_USERNAMES); tests/e2e/fixtures.ts
 // skips operator tests when E2E_OPERATOR is not set (an external server must say its own).
 if (!external) process.env.E2E_OPERATOR ??= 'e2eoperator';
@@ -51,7 +56,8 @@ export default defineConfig({
   webServer: external
     ? undefined
     : {
-        command: 'node scripts/start.mjs',
+        command: appDir ? 'node server/dist/server.js' : 'node scripts/start.mjs',
+        ...(appDir ? { cwd: appDir } : {}),
         url: `${baseURL}/healthz`,
         timeout: 180_000,
         reuseExistingServer: false,

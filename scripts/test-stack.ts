@@ -1,40 +1,77 @@
 // `npm run test:stack`: the self-hosted path against real servers we did not write.
 // The production tree the Dockerfile builds (scripts/prod-image.ts) runs with
 // STORAGE_DRIVER=s3 against OpenStack Swift's S3 API (scripts/stack/swift.ts: it checks
-// SigV4 signatures for real) and AUTH_PROVIDER=oidc against Glewlwyd, an OpenID provider
-// (scripts/stack/glewlwyd.ts), and the whole Playwright suite runs through it, signing
-// people in on Glewlwyd's own pages and uploading photos straight to Swift.
+// SigV4 signatures for real) and AUTH_PROVIDER=oidc, in two lanes:
+//
+// 1. Keycloak, the provider compose.yaml ships (scripts/stack/keycloak.ts: the version compose
+//    pins, from Maven Central, started as compose starts it, the realm file imported as it is).
+//    The whole Playwright suite runs through it: people register on Keycloak's Register page,
+//    sign in on its pages, sign out through its logout confirmation; the operator is given the
+//    realm role through Keycloak's admin API; tests/e2e/keycloak.spec.ts checks the realm's
+//    own promises (brute-force lockout, password policy, tokens of other realms and clients).
+// 2. Glewlwyd (scripts/stack/glewlwyd.ts), a second OpenID provider, to show the app speaks
+//    OpenID and not only Keycloak: the tests tagged @any-provider (sign up, sign in, post,
+//    sign out, Login shows the form).
 //
 //   npm run test:stack                       # builds the image's tree first (test:prod's recipe)
 //   npm run test:stack -- --tree DIR         # a tree kept by `npm run test:prod -- --keep DIR`
+//   npm run test:stack -- --only keycloak    # one lane (keycloak or glewlwyd)
 //   npm run test:stack -- --tree DIR -- tests/e2e/auth.spec.ts   # Playwright arguments after --
 //
 // Needs the Debian packages .ci/run installs (swift swift-proxy swift-account
-// swift-container swift-object memcached glewlwyd sqlite3) and /usr/bin/chromium.
+// swift-container swift-object memcached glewlwyd sqlite3 unzip), Java 17 or newer, Maven
+// (for the first fetch of Keycloak) and /usr/bin/chromium.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildImage } from './prod-image.js';
 import { freePort } from './prod/round-trip.js';
+import { startGlewlwyd } from './stack/glewlwyd.js';
+import { keycloakVersion, startKeycloak, type Keycloak } from './stack/keycloak.js';
+import { glewlwydProvider, runE2eThroughProvider, type Provider } from './stack/run-oidc-e2e.js';
 import { missingSwiftPackages, SWIFT_PACKAGES, startSwift, type Swift } from './stack/swift.js';
-import { runOidcE2e } from './stack/run-oidc-e2e.js';
 
 const log = (msg: string) => console.log(`test:stack: ${msg}`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const LANES = ['keycloak', 'glewlwyd'] as const;
+type Lane = (typeof LANES)[number];
 
 function parse(argv: string[]) {
   const dashes = argv.indexOf('--');
   const own = dashes < 0 ? argv : argv.slice(0, dashes);
   const playwrightArgs = dashes < 0 ? [] : argv.slice(dashes + 1);
   let tree: string | null = null;
+  let lanes: Lane[] = [...LANES];
   for (let i = 0; i < own.length; i++) {
     if (own[i] === '--tree') tree = resolve(own[++i] ?? '');
-    else throw new Error(`unknown option ${own[i]}`);
+    else if (own[i] === '--only') {
+      const lane = own[++i] as Lane;
+      if (!LANES.includes(lane)) throw new Error(`--only takes ${LANES.join(' or ')}`);
+      lanes = [lane];
+    } else throw new Error(`unknown option ${own[i]}`);
   }
-  return { tree, playwrightArgs };
+  return { tree, lanes, playwrightArgs };
+}
+
+function keycloakProvider(kc: Keycloak): Provider {
+  return {
+    kind: 'keycloak',
+    issuer: kc.issuer,
+    // As compose.yaml sets them for the app.
+    clientId: 'shower-beer',
+    audience: 'shower-beer-api',
+    accountUrl: `${kc.issuer}/account`,
+    logFile: kc.logFile,
+    e2eEnv: {
+      E2E_KEYCLOAK_URL: kc.baseUrl,
+      E2E_KEYCLOAK_ADMIN_USER: kc.admin.username,
+      E2E_KEYCLOAK_ADMIN_PASSWORD: kc.admin.password,
+    },
+  };
 }
 
 async function main(): Promise<number> {
-  const { tree: given, playwrightArgs } = parse(process.argv.slice(2));
+  const { tree: given, lanes, playwrightArgs } = parse(process.argv.slice(2));
   const missing = missingSwiftPackages();
   if (missing.length) throw new Error(`OpenStack Swift is not installed (missing ${missing.join(', ')}): apt-get install --no-install-recommends ${SWIFT_PACKAGES}`);
 
@@ -51,35 +88,78 @@ async function main(): Promise<number> {
   const appPort = await freePort();
   const publicUrl = `http://localhost:${appPort}`;
   let swift: Swift | null = null;
+  let exitCode = 0;
   try {
-    swift = await startSwift({ appOrigins: [publicUrl] });
-    log(`Swift's S3 API on ${swift.endpoint} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const result = await runOidcE2e({
-      appCwd: tree,
-      appCommand: 'node server/dist/server.js',
-      appPort,
-      publicUrl,
-      appEnv: {
-        STORAGE_DRIVER: 's3',
-        // The browser uploads to the same address the server signs for (the host is signed).
-        S3_ENDPOINT: swift.endpoint,
-        S3_PUBLIC_ENDPOINT: swift.endpoint,
-        S3_REGION: swift.region,
-        S3_ACCESS_KEY: swift.accessKey,
-        S3_SECRET_KEY: swift.secretKey,
-        S3_BUCKET: 'shower-beer',
-      },
-      // One browser at a time: with two, Glewlwyd (SQLite backend) answered an authorize request
-      // with error=server_error twice in about sixty sign-ins (and a user creation with 500 once),
-      // so two tests passed only on their retry. With one worker the suite took 1.8 minutes, not longer.
-      playwrightArgs: playwrightArgs.some((a) => a.startsWith('--workers')) ? playwrightArgs : ['--workers=1', ...playwrightArgs],
+    // Swift and Keycloak start side by side: Keycloak's start is the longer one.
+    const swiftStarted = Date.now();
+    const swiftReady = startSwift({ appOrigins: [publicUrl] }).then((s) => {
+      log(`Swift's S3 API on ${s.endpoint} in ${seconds(Date.now() - swiftStarted)}`);
+      return s;
     });
-    log(
-      `Glewlwyd ready in ${(result.glewlwydStartMs / 1000).toFixed(1)} s, the app in ${(result.appStartMs / 1000).toFixed(1)} s, ` +
-        `Playwright ${(result.playwrightMs / 1000).toFixed(0)} s; ${((Date.now() - started) / 1000).toFixed(0)} s in all`,
-    );
-    if (result.exitCode !== 0) log(`Swift's log, last lines:\n${swift.logTail(30)}`);
-    return result.exitCode;
+    const keycloakReady = lanes.includes('keycloak')
+      ? (log(`starting Keycloak ${keycloakVersion()} (the version compose.yaml pins)`), startKeycloak({ appUrl: publicUrl }, log))
+      : null;
+    const [s, kc] = await Promise.allSettled([swiftReady, keycloakReady ?? Promise.resolve(null)]);
+    if (s.status === 'fulfilled') swift = s.value;
+    if (s.status === 'rejected' || kc.status === 'rejected') {
+      if (kc.status === 'fulfilled') await kc.value?.stop();
+      throw s.status === 'rejected' ? s.reason : (kc as PromiseRejectedResult).reason;
+    }
+    const storage = (bucket: string) => ({
+      STORAGE_DRIVER: 's3',
+      // The browser uploads to the same address the server signs for (the host is signed).
+      S3_ENDPOINT: swift!.endpoint,
+      S3_PUBLIC_ENDPOINT: swift!.endpoint,
+      S3_REGION: swift!.region,
+      S3_ACCESS_KEY: swift!.accessKey,
+      S3_SECRET_KEY: swift!.secretKey,
+      S3_BUCKET: bucket,
+    });
+
+    if (kc.value) {
+      const keycloak = kc.value;
+      log(`Keycloak ${keycloak.version} ready in ${seconds(keycloak.startMs)} (it reports started in ${keycloak.reportedStart}): ${keycloak.issuer}`);
+      try {
+        const result = await runE2eThroughProvider({
+          provider: keycloakProvider(keycloak),
+          appCwd: tree,
+          appCommand: 'node server/dist/server.js',
+          appPort,
+          publicUrl,
+          appEnv: storage('shower-beer'),
+          playwrightArgs,
+        });
+        log(`Keycloak lane: the app ready in ${seconds(result.appStartMs)}, Playwright ${seconds(result.playwrightMs)}, exit ${result.exitCode}`);
+        exitCode ||= result.exitCode;
+      } finally {
+        await keycloak.stop();
+      }
+    }
+
+    if (lanes.includes('glewlwyd')) {
+      const idp = await startGlewlwyd({ appUrl: publicUrl });
+      log(`Glewlwyd ready in ${seconds(idp.startMs)}: ${idp.issuer}`);
+      try {
+        const result = await runE2eThroughProvider({
+          provider: glewlwydProvider(idp),
+          appCwd: tree,
+          appCommand: 'node server/dist/server.js',
+          appPort,
+          publicUrl,
+          appEnv: storage('shower-beer-glewlwyd'),
+          // One browser at a time: with two, Glewlwyd (SQLite backend) answered an authorize
+          // request with error=server_error twice in about sixty sign-ins.
+          playwrightArgs: ['--workers=1', '--grep', '@any-provider', ...playwrightArgs],
+        });
+        log(`Glewlwyd lane: the app ready in ${seconds(result.appStartMs)}, Playwright ${seconds(result.playwrightMs)}, exit ${result.exitCode}`);
+        exitCode ||= result.exitCode;
+      } finally {
+        await idp.stop();
+      }
+    }
+    log(`${seconds(Date.now() - started)} in all`);
+    if (exitCode !== 0 && swift) log(`Swift's log, last lines:\n${swift.logTail(30)}`);
+    return exitCode;
   } finally {
     await swift?.stop();
     if (work) rmSync(work, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Browser, type Page } from '@playwright/test';
 import sharp from 'sharp';
+import { ensureOperator, keycloakUrl } from './keycloak-admin';
 import { LoginPage } from './pages/login-page';
 import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
 
@@ -73,11 +74,6 @@ export const test = base.extend<Fixtures>({
   },
 });
 
-/** Skips a test that only makes sense on the embedded provider. */
-export function embeddedOnly(provider: ProviderKind): void {
-  test.skip(provider !== 'embedded', 'needs the embedded identity provider');
-}
-
 /** Goes from `/` through the provider's sign-up page back into the app, as a person would. */
 export async function signUp(page: Page, provider: ProviderKind, user = newUser()): Promise<Credentials> {
   const login = new LoginPage(page);
@@ -112,14 +108,18 @@ export async function secondPerson(
 }
 
 /**
- * The operator the suite may use: a name in the server's ADMIN_USERNAMES, given as
- * E2E_OPERATOR (playwright.config.ts and scripts/test-e2e-external.mjs set both for the
- * servers they start). Without it, and on providers whose operators come from a role
- * the test cannot grant, operator tests are skipped.
+ * The operator the suite may use. On the embedded provider: a name in the server's
+ * ADMIN_USERNAMES, given as E2E_OPERATOR (playwright.config.ts and scripts/test-e2e-external.mjs
+ * set both for the servers they start). On Keycloak: a realm user given the role
+ * `shower-beer-admin` through Keycloak's admin API (the Keycloak lane gives its URL and admin as
+ * E2E_KEYCLOAK_*). Elsewhere operators come from a role the test cannot grant: skipped.
  */
 export function operatorOrSkip(provider: ProviderKind): Credentials {
-  const username = process.env.E2E_OPERATOR;
-  test.skip(provider !== 'embedded' || !username, 'needs an operator: the embedded provider with E2E_OPERATOR named in ADMIN_USERNAMES');
+  const username = provider === 'keycloak' && keycloakUrl() ? (process.env.E2E_OPERATOR ?? 'e2eoperator') : process.env.E2E_OPERATOR;
+  test.skip(
+    !(provider === 'embedded' || (provider === 'keycloak' && keycloakUrl())) || !username,
+    'needs an operator: the embedded provider with E2E_OPERATOR named in ADMIN_USERNAMES, or Keycloak with its admin API (E2E_KEYCLOAK_URL)',
+  );
   return {
     username: username!,
     email: `${username}@example.test`,
@@ -127,8 +127,17 @@ export function operatorOrSkip(provider: ProviderKind): Credentials {
   };
 }
 
-/** Signs the operator up the first time, and in after that (the other worker may have made the account). */
+/**
+ * Signs the operator in. Embedded: signs them up the first time, and in after that (the other
+ * worker may have made the account). Keycloak: the account and its role come from the admin API
+ * first, then the operator signs in on Keycloak's own page, so the token carries the role.
+ */
 export async function signInAsOperator(page: Page, provider: ProviderKind, operator: Credentials): Promise<void> {
+  if (provider === 'keycloak') {
+    await ensureOperator(operator);
+    await signIn(page, provider, operator);
+    return;
+  }
   const login = new LoginPage(page);
   await login.goto();
   await login.startLogin();
@@ -174,4 +183,14 @@ export function collectDialogs(page: Page): string[] {
     void dialog.accept();
   });
   return messages;
+}
+
+/** The viewed user's follower list as the spec's call answers it (`GET /api/account/{username}/followers`). */
+export async function followerNames(page: Page, username: string): Promise<string[]> {
+  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const res = await page.request.get(`/api/account/${encodeURIComponent(username)}/followers`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.status()).toBe(200);
+  return ((await res.json()) as { username: string }[]).map((f) => f.username);
 }

@@ -1,5 +1,6 @@
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
+import { ProfilePage } from './pages/profile-page';
 import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
 
 for (const { name, viewport } of PHONE_AND_DESKTOP) {
@@ -52,9 +53,10 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await page.screenshot({ path: testInfo.outputPath(`notifications-${name}.png`), fullPage: true });
 
       // A follow is its own group, on top; nobody else sees the author's notifications.
-      await likers[0]!.page.goto(`/app/profile/${encodeURIComponent(author.username)}`);
-      await likers[0]!.page.getByRole('button', { name: 'Follow', exact: true }).click();
-      await expect(likers[0]!.page.getByRole('button', { name: 'Follow', exact: true, pressed: true })).toBeVisible();
+      const theirView = new ProfilePage(likers[0]!.page);
+      await theirView.goto(author.username);
+      await theirView.follow.click();
+      await expect(theirView.unfollow).toBeVisible();
       await page.reload();
       await expect(entries).toHaveCount(2);
       await expect(sentence(0)).toHaveText(new RegExp(`^${likers[0]!.user.username} started following you\\.`));

@@ -13,7 +13,7 @@ import {
 } from './fixtures';
 
 test.describe('posts', () => {
-  test('a post with an image and caption shows on the own profile and in Discover', async ({ page, provider }) => {
+  test('a post with an image and caption shows on the own profile and in Discover', { tag: '@any-provider' }, async ({ page, provider }) => {
     await signUp(page, provider);
     const account = new AccountPage(page);
     await expect(page.getByText('No posts yet', { exact: true })).toBeVisible();
