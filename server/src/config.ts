@@ -78,6 +78,12 @@ export interface AuthConfig {
   userInfoUrl: string;
   logoutUrl: string;
   /**
+   * Where a person manages their sign-in account at the provider (OIDC_ACCOUNT_URL, e.g. Keycloak's
+   * account console): the account page links it beside "Delete account", which cannot remove that
+   * account. '' with the embedded provider, whose account the app removes itself, or when unset.
+   */
+  accountUrl: string;
+  /**
    * The provider's userinfo as the server reaches it: asked once per token when an
    * access token names no user (Glewlwyd's). '' with the embedded provider.
    */
@@ -207,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       authorizeUrl: `${publicUrl}/oauth2/authorize`,
       userInfoUrl: `${publicUrl}/oauth2/userInfo`,
       logoutUrl: `${publicUrl}/oauth2/logout`,
+      accountUrl: '',
       userInfoServerUrl: '',
       discovery: null,
       tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 900, 60),
@@ -235,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
       authorizeUrl,
       userInfoUrl,
       logoutUrl,
+      accountUrl: str(env, 'OIDC_ACCOUNT_URL', ''),
       userInfoServerUrl: userInfoUrl === '' ? '' : rebase(userInfoUrl, issuer, internalIssuer),
       discovery: complete
         ? null

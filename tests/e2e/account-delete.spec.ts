@@ -1,7 +1,9 @@
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
+import { NavBar } from './pages/nav-bar';
+import { ProfilePage } from './pages/profile-page';
 import { SignInPage } from './pages/sign-in-page';
-import { createPostViaApi, expect, secondPerson, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, secondPerson, signIn, signUp, test, uniqueText } from './fixtures';
 
 test.describe('deleting an account', () => {
   test.use({ viewport: { width: 390, height: 844 } });
@@ -37,6 +39,70 @@ test.describe('deleting an account', () => {
     await expect(other.page.getByText(caption)).toHaveCount(0);
     await other.page.goto(`/app/profile/${owner.username}`);
     await expect(other.page.getByText(caption)).toHaveCount(0);
+    await other.context.close();
+  });
+
+  test('with an OpenID provider: the sign-in account stays, and signing in again starts an empty account', async ({
+    page,
+    provider,
+    browser,
+    baseURL,
+  }, testInfo) => {
+    test.skip(provider !== 'keycloak', 'the provider keeps the sign-in account only with Keycloak here (Glewlwyd runs the short lane)');
+    const owner = await signUp(page, provider);
+    const ownCaption = uniqueText('Before deleting');
+    await createPostViaApi(page, ownCaption);
+    const other = await secondPerson(browser, provider, baseURL);
+    const theirCaption = uniqueText('Stays');
+    await createPostViaApi(other.page, theirCaption);
+
+    // The owner likes and comments on the other's post and follows them; the other likes back.
+    const feed = new FeedPage(page, 'discover');
+    await feed.goto();
+    await feed.post(theirCaption).likeButton.click();
+    await expect(feed.post(theirCaption).likesText).toHaveText('1 like');
+    await feed.post(theirCaption).commentInput.fill('Cheers from the old account');
+    await feed.post(theirCaption).postCommentButton.click();
+    await expect(feed.post(theirCaption).comments).toContainText('Cheers from the old account');
+    const theirProfile = new ProfilePage(page);
+    await theirProfile.goto(other.user.username);
+    await theirProfile.follow.click();
+    await expect(theirProfile.unfollow).toBeVisible();
+    const otherFeed = new FeedPage(other.page, 'discover');
+    await otherFeed.goto();
+    await otherFeed.post(ownCaption).likeButton.click();
+    await expect(otherFeed.post(ownCaption).likesText).toHaveText('1 like');
+
+    const account = new AccountPage(page);
+    await account.goto();
+    await account.deleteAccount.click();
+    const staysNote = page.getByText('Your sign-in account (your username and password) is kept by the sign-in service');
+    await expect(staysNote).toBeVisible();
+    const manage = page.getByRole('link', { name: 'Manage or delete your sign-in account' });
+    await expect(manage).toHaveAttribute('href', /\/realms\/shower-beer\/account$/);
+    await page.screenshot({ path: testInfo.outputPath('delete-with-provider.png'), fullPage: true });
+    await account.confirmUsername.fill(owner.username);
+    await account.confirmDelete.click();
+    await new SignInPage(page, provider).confirmLogoutIfAsked();
+    await page.waitForURL((url) => url.pathname === '/');
+
+    // The same Keycloak account signs in again: a new, empty account under the same name.
+    await signIn(page, provider, owner);
+    await expect(account.name).toHaveText(owner.username);
+    await expect(page.getByText('No posts yet', { exact: true })).toBeVisible();
+    await expect(account.stat('Posts')).toHaveText('0');
+    await expect(account.stat('Likes')).toHaveText('0');
+    await expect(account.stat('Comments')).toHaveText('0');
+    await expect(new NavBar(page).notifications).toHaveAccessibleName('Notifications');
+    await theirProfile.goto(other.user.username);
+    await expect(theirProfile.follow).toBeVisible();
+    await expect(page.getByRole('region', { name: `${other.user.username}'s profile` }).locator('dl > div').nth(1)).toHaveText(/^Followers?0$/);
+
+    // The other person sees nothing of the old account: no like, no comment, no post.
+    await otherFeed.goto();
+    await expect(otherFeed.post(theirCaption).likesText).toHaveText('0 likes');
+    await expect(otherFeed.post(theirCaption).comments).not.toContainText('Cheers from the old account');
+    await expect(other.page.getByText(ownCaption)).toHaveCount(0);
     await other.context.close();
   });
 });

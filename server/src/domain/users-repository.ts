@@ -203,14 +203,24 @@ export function createUsersRepository(sqlite: Database.Database) {
     }
   }
 
-  const upsert = sqlite.transaction((sub: string, username: string, email: string | null): UserRow => {
-    const existing = bySub.get(sub);
+  // A deleted account's row keeps its sub until a sign-in newer than the deletion: then the sub
+  // moves to the tombstone ("~removed-<id>:<sub>", never a provider's) and a new row takes it.
+  const releaseSub = sqlite.prepare<[number]>(`UPDATE users SET sub = '~removed-' || id || ':' || sub WHERE id = ?`);
+
+  const upsert = sqlite.transaction((sub: string, username: string, email: string | null, issuedAt: number | null): UserRow => {
+    let existing = bySub.get(sub);
+    if (existing && existing.deletedAt !== null) {
+      // With an outside provider (Keycloak) the person's sign-in account outlives "Delete account":
+      // a token issued after the deletion starts a new, empty account; one from before stays refused.
+      if (issuedAt === null || issuedAt <= existing.deletedAt) return existing;
+      releaseSub.run(existing.id);
+      existing = undefined;
+    }
     if (!existing) {
       const name = freeUsername(username, sub);
       const { id } = insert.get(sub, name, email, Date.now())!;
       return { id, sub, username: name, email, followingCount: 0, blockCount: 0, suspendedAt: null, deletedAt: null };
     }
-    if (existing.deletedAt !== null) return existing;
     if (existing.username !== username || existing.email !== email) {
       const name = existing.username.toLowerCase() === username.toLowerCase() ? username : freeUsername(username, sub);
       update.run(name, email, existing.id);
@@ -345,16 +355,20 @@ export function createUsersRepository(sqlite: Database.Database) {
      * Returns the user for these claims, creating or renaming as needed;
      * `null` when the account was deleted.
      */
-    upsertFromClaims(sub: string, claimedName: string, email: string | null): AuthUser | null {
+    upsertFromClaims(sub: string, claimedName: string, email: string | null, issuedAtSeconds?: number): AuthUser | null {
       // Names from another provider may carry hidden characters: shown without them (domain/text.ts).
       const username = PLAIN_NAME.test(claimedName) ? claimedName : cleanName(claimedName);
+      // In ms, rounded down to the token's second: a token from the second of a deletion counts as older.
+      const issuedAt = typeof issuedAtSeconds === 'number' && Number.isFinite(issuedAtSeconds) ? issuedAtSeconds * 1000 : null;
       const known = knownUser(sub);
       if (known && known.username === username && known.email === email) {
-        if (known.deletedAt !== null) return null;
-        return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, suspendedAt: known.suspendedAt };
+        if (known.deletedAt === null) {
+          return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, suspendedAt: known.suspendedAt };
+        }
+        if (issuedAt === null || issuedAt <= known.deletedAt) return null;
       }
       // Claim changes are rare; the IMMEDIATE transaction keeps the name check and write together.
-      const row = upsert.immediate(sub, username, email);
+      const row = upsert.immediate(sub, username, email, issuedAt);
       const { deletedAt, ...user } = row;
       return deletedAt === null ? user : null;
     },

@@ -78,7 +78,7 @@ export default fp(
         request.log.warn({ err: (err as Error).message }, 'token verification failed');
         throw unauthorized('The token could not be verified right now.');
       }
-      const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null);
+      const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null, claims.iat);
       if (!user) throw unauthorized('This account no longer exists.');
       // Suspended: nothing but who they are, their notices and logout, until an operator lifts it.
       if (user.suspendedAt !== null && request.routeOptions.config?.allowSuspended !== true) throw accountSuspended();

@@ -17,6 +17,7 @@ export function publicConfig({ auth, web, uploads, publicUrl }: Config) {
       authorizeUrl: auth.authorizeUrl,
       userInfoUrl: auth.userInfoUrl,
       logoutUrl: auth.logoutUrl,
+      accountUrl: auth.accountUrl,
       redirectUri: `${publicUrl}/app/account`,
       postLogoutRedirectUri: `${publicUrl}/`,
       scope: 'email openid profile',

@@ -12,6 +12,7 @@ const auth: AuthConfig = {
   authorizeUrl: '',
   userInfoUrl: '',
   logoutUrl: '',
+  accountUrl: '',
   userInfoServerUrl: '',
   discovery: null,
   tokenTtlSeconds: 900,

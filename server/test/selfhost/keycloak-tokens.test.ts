@@ -57,6 +57,8 @@ interface Claims {
   aud?: string | string[];
   iss?: string;
   expiresIn?: string | number;
+  /** iat in seconds (default: now). */
+  iat?: number;
   key?: CryptoKey;
 }
 
@@ -75,7 +77,7 @@ function keycloakToken(c: Claims = {}) {
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: KID })
     .setSubject(sub)
     .setIssuer(c.iss ?? ISSUER)
-    .setIssuedAt()
+    .setIssuedAt(c.iat)
     .setJti(randomUUID())
     .setExpirationTime(c.expiresIn ?? '15m');
   return jwt.sign(c.key ?? privateKey);
@@ -145,4 +147,39 @@ t.test('when the keys cannot be fetched, tokens are refused, not trusted', async
   const { app } = await buildTestApp(t, { ...OIDC_ENV, OIDC_JWKS_URL: 'http://127.0.0.1:1/certs' });
   const res = await app.inject({ method: 'POST', url: '/api/sync-users', headers: bearer(await keycloakToken()) });
   t.equal(res.statusCode, 401);
+});
+
+t.test('Delete account with Keycloak: tokens from before stay refused; signing in again starts an empty account', async (t) => {
+  const { app } = await buildTestApp(t, OIDC_ENV);
+  const sub = randomUUID();
+  const before = await keycloakToken({ sub, preferred_username: 'returner', email: 'returner@example.test' });
+  const friend = await keycloakToken({ preferred_username: 'friend', email: 'friend@example.test' });
+  t.equal((await app.inject({ method: 'POST', url: '/api/sync-users', headers: bearer(friend) })).statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: '/api/account/friend/follow', headers: bearer(before) })).statusCode, 200);
+  const followersOfFriend = async () =>
+    (await app.inject({ method: 'GET', url: '/api/view-user-posts?username=friend', headers: bearer(friend) })).json().followerCount;
+  t.equal(await followersOfFriend(), 1);
+
+  const removed = await app.inject({ method: 'DELETE', url: '/api/account', headers: bearer(before), payload: { confirmUsername: 'returner' } });
+  t.equal(removed.statusCode, 200, removed.body);
+  t.equal(await followersOfFriend(), 0);
+
+  // A token issued before the deletion (another tab's) stays refused, and makes no account.
+  const older = await keycloakToken({ sub, preferred_username: 'returner', email: 'returner@example.test', iat: Math.floor(Date.now() / 1000) - 5 });
+  for (const token of [before, older]) {
+    const res = await app.inject({ method: 'GET', url: '/api/user-posts', headers: bearer(token) });
+    t.equal(res.statusCode, 401, 'a token from before the deletion');
+  }
+
+  // The Keycloak account is still there: its next sign-in (a token issued later) is a new person here.
+  const after = await keycloakToken({ sub, preferred_username: 'returner', email: 'returner@example.test', iat: Math.floor(Date.now() / 1000) + 2 });
+  const mine = await app.inject({ method: 'GET', url: '/api/user-posts', headers: bearer(after) });
+  t.equal(mine.statusCode, 200, mine.body);
+  t.match(mine.json(), { username: 'returner', posts: [], postCount: 0, followingCount: 0, followerCount: 0 });
+  t.equal(await followersOfFriend(), 0, 'the old follow did not come back');
+  const bell = await app.inject({ method: 'GET', url: '/api/me', headers: bearer(after) });
+  t.equal(bell.statusCode, 200, bell.body);
+  t.equal(bell.json().username, 'returner');
+  const search = await app.inject({ method: 'GET', url: '/api/search-profiles?username=returner', headers: bearer(friend) });
+  t.same(search.json().map((p: { username: string }) => p.username), ['returner'], 'one account by that name, the new one');
 });

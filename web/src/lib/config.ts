@@ -7,6 +7,8 @@ export interface AppConfig {
     authorizeUrl: string;
     userInfoUrl: string;
     logoutUrl: string;
+    /** The provider's own account page ('' when the app removes the whole account itself). */
+    accountUrl: string;
     redirectUri: string;
     postLogoutRedirectUri: string;
     scope: string;

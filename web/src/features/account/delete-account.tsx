@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import * as api from '@/lib/api';
+import { getConfig } from '@/lib/config';
 import { logout } from '@/lib/session';
 import styles from './account-page.module.css';
 
@@ -14,6 +15,7 @@ export function DeleteAccount({ username }: { username: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const inputId = useId();
+  const { auth } = getConfig();
   const matches = typed.trim().toLowerCase() === username.toLowerCase();
 
   async function remove(e: React.FormEvent) {
@@ -43,6 +45,23 @@ export function DeleteAccount({ username }: { username: string }) {
         This deletes your account with all your posts, comments, likes and follows, for good. To confirm, type your username{' '}
         <strong>{username}</strong>.
       </p>
+      {auth.provider !== 'embedded' && (
+        // With Keycloak (or another provider) the name and password live there, not here: say so
+        // rather than let people think they are gone. Signing in again starts an empty account.
+        <p className={styles.confirmText}>
+          Your sign-in account (your username and password) is kept by the sign-in service, not by Shower Beer, and
+          stays. Signing in with it again starts a new, empty account here.
+          {auth.accountUrl && (
+            <>
+              {' '}
+              <a href={auth.accountUrl} target="_blank" rel="noopener noreferrer">
+                Manage or delete your sign-in account
+              </a>
+              .
+            </>
+          )}
+        </p>
+      )}
       <label htmlFor={inputId} className={styles.confirmLabel}>
         Your username
       </label>
