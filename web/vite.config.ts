@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { build, defineConfig, type Plugin } from 'vite';
+import { build, defineConfig, runnerImport, type Plugin } from 'vite';
+import type * as ScreensModule from './src/app/screens';
 
 /**
  * Stamps the service worker (public/sw.js, as copied into the build) with a version made
@@ -48,38 +49,81 @@ const resolveOptions = {
 const cssOptions = { modules: { localsConvention: 'camelCaseOnly' as const } };
 
 /**
- * index.html's early requests (src/early-requests.ts): bundled on their own into one small
- * script, put inline right after <title>, so they are sent while the app's JavaScript is
- * still on its way. Before the stylesheets: an inline script waits for the stylesheets above
- * it to load. The server puts the run-time config it reads just before it (plugins/web.ts). Inline, it runs without a request of its own; the server allows it in
- * its Content-Security-Policy by its hash (server/src/plugins/web.ts), never by 'unsafe-inline'.
- * Not in development: there the app asks for everything itself, as it does without it.
+ * index.html's inline scripts, each a `<script data-inline="src/….ts"></script>` there, bundled
+ * on its own into one small script put in its place: the early requests (src/early-requests.ts)
+ * right after <title>, so they are sent while the app's JavaScript is still on its way (before
+ * the stylesheets: an inline script waits for the stylesheets above it to load; the server puts
+ * the run-time config it reads just before it, plugins/web.ts), and the check that drops a
+ * stale prerendered screen (src/prerender/drop-stale.ts) right after #root. Inline, they run
+ * without a request of their own; the server allows them in its Content-Security-Policy by their
+ * hashes (server/src/plugins/web.ts), never by 'unsafe-inline'. In development they stay empty:
+ * there the app asks for everything itself, as it does without them, and nothing is prerendered.
  */
-function inlineEarlyRequests(): Plugin {
+function inlineScripts(): Plugin {
   return {
-    name: 'inline-early-requests',
+    name: 'inline-scripts',
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
       async handler(html) {
-        const output = await build({
+        let out = html;
+        for (const [tag, entry] of html.matchAll(/<script data-inline="([^"]+)"><\/script>/g)) {
+          const output = await build({
+            configFile: false,
+            logLevel: 'warn',
+            resolve: { alias },
+            build: {
+              write: false,
+              target: 'es2022',
+              minify: true,
+              lib: { entry: fileURLToPath(new URL(`./${entry}`, import.meta.url)), formats: ['iife'], name: 'showerBeerInline' },
+            },
+          });
+          const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
+          const chunk = chunks.find((c) => c.type === 'chunk');
+          if (!chunk || chunk.type !== 'chunk') throw new Error(`${entry} built to nothing`);
+          const code = chunk.code.trim();
+          if (/<\/script/i.test(code)) throw new Error(`${entry} must not contain "</script"`);
+          out = out.replace(tag, () => `<script>${code}</script>`);
+        }
+        return out;
+      },
+    },
+  };
+}
+
+/**
+ * What the server and the service worker need of the screen table (src/app/screens.ts), so
+ * neither spells it again: dist/.vite/screens.json for the server (each screen's address
+ * patterns and module, for the page's chunk hints, and which are prerendered: plugins/web.ts),
+ * and sw.js's APP_PAGE, the addresses the app's page answers. Under a dot directory: the server
+ * does not serve it.
+ */
+function screenTable(): Plugin {
+  let outDir = '';
+  return {
+    name: 'screen-table',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    closeBundle: {
+      order: 'pre',
+      sequential: true,
+      async handler() {
+        const { module } = await runnerImport<typeof ScreensModule>(fileURLToPath(new URL('./src/app/screens.ts', import.meta.url)), {
           configFile: false,
           logLevel: 'warn',
           resolve: { alias },
-          build: {
-            write: false,
-            target: 'es2022',
-            minify: true,
-            lib: { entry: fileURLToPath(new URL('./src/early-requests.ts', import.meta.url)), formats: ['iife'], name: 'showerBeerEarlyRequests' },
-          },
         });
-        const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ('output' in o ? o.output : []));
-        const chunk = chunks.find((c) => c.type === 'chunk');
-        if (!chunk || chunk.type !== 'chunk') throw new Error('src/early-requests.ts built to nothing');
-        const code = chunk.code.trim();
-        if (/<\/script/i.test(code)) throw new Error('src/early-requests.ts must not contain "</script"');
-        if (!html.includes('</title>')) throw new Error('index.html has no </title> to put the early requests after');
-        return html.replace('</title>', () => `</title>\n    <script>${code}</script>`);
+        const table = module.screensForServer();
+        mkdirSync(join(outDir, '.vite'), { recursive: true });
+        writeFileSync(join(outDir, '.vite', 'screens.json'), `${JSON.stringify(table, null, 2)}\n`);
+        const sw = join(outDir, 'sw.js');
+        const source = readFileSync(sw, 'utf8');
+        const stamped = source.replace(/^const APP_PAGE = .*;$/m, () => `const APP_PAGE = new RegExp(${JSON.stringify(table.appPage)});`);
+        if (stamped === source) throw new Error('public/sw.js has no `const APP_PAGE = …;` line to stamp');
+        writeFileSync(sw, stamped);
       },
     },
   };
@@ -168,7 +212,7 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), inlineEarlyRequests(), prerenderBundle(), serviceWorkerVersion(), precompress()],
+  plugins: [react(), inlineScripts(), screenTable(), prerenderBundle(), serviceWorkerVersion(), precompress()],
   resolve: resolveOptions,
   css: cssOptions,
   // The manifest (dist/.vite/manifest.json) tells the server each screen's chunks (server/src/plugins/web.ts).

@@ -22,7 +22,7 @@ const ICONS = [
   '/icons/maskable-512.png',
   '/icons/apple-touch-icon.png',
 ];
-/** The paths the app's page answers (server/src/plugins/web.ts): /, /app and /app/…. */
+/** The paths the app's page answers (server/src/plugins/web.ts): stamped by the build from the screen table (web/src/app/screens.ts, APP_PAGE_SOURCE). */
 const APP_PAGE = /^\/(app(\/.*)?)?$/;
 
 self.addEventListener('install', (event) => {

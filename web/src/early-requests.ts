@@ -1,16 +1,17 @@
 // Run inline in index.html (web/vite.config.ts bundles it on its own and puts it in the page),
 // before the app's JavaScript has arrived: with a session, the API calls the opened screen
-// starts with (lib/first-requests.ts) are sent at once, so their answers are usually here by
+// starts with (the screen table, app/screens.ts) are sent at once, so their answers are usually here by
 // the time the app renders, and the app's first render can be the whole screen instead of a
 // Loading placeholder (lib/early.ts takes them). On a feed, the first photo, the screen's
 // largest paint, starts loading as soon as the page's answer names it; on a profile, the first
 // row of thumbnails; on the operator's page, the first reported photo. On a screen with
-// dates, the browser's date formatting is set up meanwhile (lib/first-requests.ts, showsDates).
+// dates, the browser's date formatting is set up meanwhile (app/screens.ts, showsDates).
 //
 // It reads only what the page already has (the token in sessionStorage, the run-time config
 // the server inlined as #app-config) and sends each request exactly as lib/api.ts would. A
 // refused or failed answer is dropped: the app then asks again and handles it as usual.
-import { firstRequests, GRID_FIRST_ROW, showsDates, TOKEN_KEY, type EarlyAnswer, type FirstRequest } from '@/lib/first-requests';
+import { firstRequests, showsDates } from '@/app/screens';
+import { GRID_FIRST_ROW, TOKEN_KEY, type EarlyAnswer, type FirstRequest } from '@/lib/first-requests';
 import { photoSizes, photoSrcSet, type PhotoRenditions } from '@/lib/photo-frame';
 
 function preload(attributes: { href?: string; imageSrcset?: string; imageSizes?: string }) {
@@ -92,8 +93,8 @@ function start() {
   }
   window.showerBeerEarly = early;
   // The browser's date formatting set up while the network is what everyone waits for, not
-  // during the first render (lib/first-requests.ts): its first use loads the locale's data,
-  // 30–40 ms of main thread here. In a task of its own after the answers have been handled,
+  // during the first render (app/screens.ts): its first use loads the locale's data
+  // (docs/performance.md gives the time it takes). In a task of its own after the answers have been handled,
   // so it does not hold up the first photo's preload that an answer starts.
   if (showsDates(pathname)) {
     void Promise.all(Object.values(early).map((e) => e.answer)).then(() => setTimeout(() => new Intl.DateTimeFormat().format(0), 0));

@@ -11,22 +11,27 @@ import { prerender, withPrerendered, type Prerendered } from './prerender.js';
 import { accepts, varyOnAcceptEncoding } from '../compression.js';
 
 /**
- * Each screen's module (web/src/app/router.tsx), by the paths that open it: index.html
- * names its chunk, the chunks it imports and its CSS up front, so they load alongside
- * the entry instead of after it has run. A path not listed (or a module the build does
- * not have) just gets no hints.
+ * What the build says of each screen (dist/.vite/screens.json, written from the screen table
+ * web/src/app/screens.ts by web/vite.config.ts): the paths that open it, as regular
+ * expressions, and its module as the build manifest names it. index.html names the module's
+ * chunk, the chunks it imports and its CSS up front, so they load alongside the entry instead of
+ * after it has run. A path of no screen (or a build without the file) just gets no hints.
  */
-export const SCREENS: [RegExp, string][] = [
-  [/^\/$/, 'src/features/auth/login-page.tsx'],
-  [/^\/app(\/account(\/[^/]+)?)?\/?$/, 'src/features/account/account-page.tsx'],
-  [/^\/app\/create-post\/?$/, 'src/features/create-post/create-post-page.tsx'],
-  [/^\/app\/discover\/?$/, 'src/features/discover/discover-page.tsx'],
-  [/^\/app\/follow-feed\/?$/, 'src/features/follow-feed/follow-feed-page.tsx'],
-  [/^\/app\/search-profile\/?$/, 'src/features/search-profile/search-profile-page.tsx'],
-  [/^\/app\/profile\/[^/]+\/?$/, 'src/features/profile/profile-page.tsx'],
-  [/^\/app\/notifications\/?$/, 'src/features/notifications/notifications-page.tsx'],
-  [/^\/app\/admin\/?$/, 'src/features/admin/admin-page.tsx'],
-];
+export interface ScreenTable {
+  home: string;
+  screens: { patterns: string[]; module: string; prerender: boolean }[];
+}
+
+/** Each screen's path patterns and module, from the build's screens.json; none if it has none. */
+export function screenModules(table: ScreenTable | null): [RegExp, string][] {
+  return (table?.screens ?? []).flatMap((s) => s.patterns.map((p): [RegExp, string] => [new RegExp(p), s.module]));
+}
+
+/** The module of the screen at `path` ('' for none); `/app` is the table's home screen's. */
+export function screenOf(screens: [RegExp, string][], home: string | undefined, path: string): string {
+  const at = /^\/app\/*$/.test(path) && home ? home : path;
+  return screens.find(([pattern]) => pattern.test(at))?.[1] ?? '';
+}
 
 /** A chunk in Vite's build manifest (web/dist/.vite/manifest.json, `build.manifest`). */
 interface ManifestChunk {
@@ -169,7 +174,15 @@ export default fp(
      * index.html as served, per screen (key '' for paths of none), and per prerendered path
      * with its first render in #root; rebuilt when the file changes (a new build).
      */
-    let pages: { mtimeMs: number; byScreen: Map<string, Page>; byPath: Map<string, Page>; scripts: string[]; styles: string[] } | null = null;
+    let pages: {
+      mtimeMs: number;
+      screens: [RegExp, string][];
+      home: string | undefined;
+      byScreen: Map<string, Page>;
+      byPath: Map<string, Page>;
+      scripts: string[];
+      styles: string[];
+    } | null = null;
     const load = async () => {
       const { mtimeMs } = await stat(index);
       if (pages?.mtimeMs === mtimeMs) return pages;
@@ -180,8 +193,15 @@ export default fp(
       } catch {
         // Built without a manifest: no screen hints.
       }
+      let table: ScreenTable | null = null;
+      try {
+        table = JSON.parse(await readFile(join(dist, '.vite', 'screens.json'), 'utf8')) as ScreenTable;
+      } catch {
+        // Built without the screen table: no screen hints.
+      }
+      const screens = screenModules(table);
       const byScreen = new Map<string, string>();
-      for (const screen of ['', ...SCREENS.map(([, s]) => s)]) {
+      for (const screen of ['', ...new Set(screens.map(([, s]) => s))]) {
         // The config right after <title>, ahead of the early-request script that reads it
         // (web/vite.config.ts puts that script there); the screen's chunks with the entry's,
         // ahead of the stylesheet (inlined on prerendered pages: ~30 KB for the parser to read first).
@@ -198,19 +218,19 @@ export default fp(
       const byPath = new Map<string, Page>();
       const styles = new Set<string>();
       for (const [path, first] of await prerendered()) {
-        const screen = SCREENS.find(([pattern]) => pattern.test(path))?.[1] ?? '';
+        const screen = screenOf(screens, table?.home, path);
         const inlined = await inlineStylesheets(byScreen.get(screen)!, dist);
         inlined.hashes.forEach((hash) => styles.add(hash));
         byPath.set(path, page(withPrerendered(inlined.html, path, first)));
       }
-      pages = { mtimeMs, byScreen: new Map([...byScreen].map(([k, v]) => [k, page(v)])), byPath, scripts: inlineScriptHashes(html), styles: [...styles] };
+      pages = { mtimeMs, screens, home: table?.home, byScreen: new Map([...byScreen].map(([k, v]) => [k, page(v)])), byPath, scripts: inlineScriptHashes(html), styles: [...styles] };
       return pages;
     };
     await load();
     const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0]!;
-      const screen = SCREENS.find(([pattern]) => pattern.test(path))?.[1] ?? '';
-      const { byScreen, byPath, scripts, styles } = await load();
+      const { screens, home, byScreen, byPath, scripts, styles } = await load();
+      const screen = screenOf(screens, home, path);
       const page = byPath.get(path.replace(/\/+$/, '') || '/') ?? byScreen.get(screen)!;
       const csp = reply.getHeader('content-security-policy');
       if (typeof csp === 'string') reply.header('content-security-policy', allowSources(allowSources(csp, 'script-src', scripts), 'style-src', styles));

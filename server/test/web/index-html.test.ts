@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { findAppRoot } from '../../src/config.js';
 import { RESOURCE_CSP } from '../../src/plugins/security.js';
-import { configScript, SCREENS } from '../../src/plugins/web.js';
+import { configScript } from '../../src/plugins/web.js';
 import { buildTestApp } from '../helpers.js';
 
 /** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */
@@ -31,6 +30,16 @@ function fakeBuild(t: { teardown(fn: () => unknown): void }, inlineScript = '', 
     'src/features/auth/login-page.tsx': { file: 'assets/login-page-F6.js', imports: ['_shared-B2.js'], css: ['assets/login-page-F6.css'], isDynamicEntry: true },
   };
   writeFileSync(join(dist, '.vite', 'manifest.json'), JSON.stringify(manifest));
+  // As web/vite.config.ts's screenTable writes it from web/src/app/screens.ts.
+  const screens = {
+    appPage: '^\\/(app(\\/.*)?)?$',
+    home: '/app/discover',
+    screens: [
+      { patterns: ['^\\/?$'], module: 'src/features/auth/login-page.tsx', prerender: true },
+      { patterns: ['^\\/app\\/discover\\/?$'], module: 'src/features/discover/discover-page.tsx', prerender: false },
+    ],
+  };
+  writeFileSync(join(dist, '.vite', 'screens.json'), JSON.stringify(screens));
   for (const file of ['index-A1.js', 'shared-B2.js', 'feed-C3.js', 'post-card-D4.js', 'discover-page-E5.js', 'login-page-F6.js']) {
     writeFileSync(join(dist, 'assets', file), 'export {};');
   }
@@ -118,6 +127,8 @@ t.test('the opened screen’s chunks and CSS are named up front, not what the en
   t.match(login, '<link rel="modulepreload" crossorigin href="/assets/login-page-F6.js">');
   t.match(login, '<link rel="stylesheet" crossorigin href="/assets/login-page-F6.css">');
   t.notMatch(login, 'discover-page');
+  const home = (await app.inject({ method: 'GET', url: '/app' })).body;
+  t.match(home, 'discover-page-E5.js', '/app: the home screen the table names');
   const unknown = (await app.inject({ method: 'GET', url: '/app/no-such-screen' })).body;
   t.notMatch(unknown, /modulepreload" crossorigin href="\/assets\/(discover|login)/, 'a path of no screen: no hints');
 });
@@ -159,17 +170,6 @@ t.test('the service worker and the web app manifest are revalidated, the icons k
   t.equal(brotliDecompressSync(br.rawPayload).toString(), 'export {};');
   t.equal(asset.headers['content-security-policy'], RESOURCE_CSP, 'a script answer allows nothing itself (the page that runs it decides)');
   t.equal((await app.inject({ method: 'GET', url: '/.vite/manifest.json' })).statusCode, 404, 'the build manifest is not served');
-});
-
-t.test('every screen the server names is a lazy route of the web app', async (t) => {
-  const web = join(findAppRoot(), 'web');
-  const router = readFileSync(join(web, 'src', 'app', 'router.tsx'), 'utf8');
-  for (const [, module] of SCREENS) {
-    t.ok(existsSync(join(web, module)), `${module} exists`);
-    t.match(router, `import('@/${module.replace(/^src\//, '').replace(/\.tsx$/, '')}')`, `${module} is one of router.tsx's lazy screens`);
-  }
-  const lazy = [...router.matchAll(/import\('@\/(features\/[^']+)'\)/g)].map((m) => `src/${m[1]}.tsx`);
-  t.same([...lazy].sort(), SCREENS.map(([, m]) => m).sort(), 'and every lazy screen is named');
 });
 
 /** A prerender that answers as web/src/prerender/worker.ts does, showing the config it was handed. */

@@ -3,6 +3,7 @@ import { matchRoutes, Navigate, useRoutes, type RouteObject } from 'react-router
 import { AppLayout } from '@/app/app-layout';
 import { NotFound } from '@/app/not-found';
 import type { RouteHandle } from '@/app/route-title';
+import { APP_HOME, SCREENS } from '@/app/screens';
 import { Loading } from '@/components/status';
 
 /** A screen's component, loaded as its own chunk (React.lazy), and a way to load it ahead. */
@@ -32,48 +33,59 @@ function screen<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): 
   return { Component, preload };
 }
 
-const Login = screen(() => import('@/features/auth/login-page'), (m) => m.LoginPage);
-const Account = screen(() => import('@/features/account/account-page'), (m) => m.AccountPage);
-const CreatePost = screen(() => import('@/features/create-post/create-post-page'), (m) => m.CreatePostPage);
-const Discover = screen(() => import('@/features/discover/discover-page'), (m) => m.DiscoverPage);
-const FollowFeed = screen(() => import('@/features/follow-feed/follow-feed-page'), (m) => m.FollowFeedPage);
-const SearchProfile = screen(() => import('@/features/search-profile/search-profile-page'), (m) => m.SearchProfilePage);
-const Notifications = screen(() => import('@/features/notifications/notifications-page'), (m) => m.NotificationsPage);
-const Admin = screen(() => import('@/features/admin/admin-page'), (m) => m.AdminPage);
-const Profile = screen(() => import('@/features/profile/profile-page'), (m) => m.ProfilePage);
+// Every screen's module, each its own chunk (the screen table, app/screens.ts, names which one
+// a screen is): `import.meta.glob` makes one lazy import per file, found by the build.
+const modules = import.meta.glob<Record<string, ComponentType>>('../features/*/*-page.tsx');
+
+/** `discover/discover-page` → `DiscoverPage`: the component a screen's module exports. */
+const componentName = (chunk: string) =>
+  chunk
+    .split('/')
+    .pop()!
+    .replace(/(^|-)(\w)/g, (_m, _dash: string, c: string) => c.toUpperCase());
+
+const lazyScreens = new Map(
+  SCREENS.map((entry) => {
+    const load = modules[`../features/${entry.chunk}.tsx`];
+    if (!load) throw new Error(`app/screens.ts: no module src/features/${entry.chunk}.tsx`);
+    const name = componentName(entry.chunk);
+    return [entry, screen(load, (m) => m[name]!)] as const;
+  }),
+);
 
 const titled = (title: RouteHandle['title'], shown?: Screen): { handle: RouteHandle } => ({
   handle: { title, preload: shown?.preload },
 });
 
-/** Every route of the app, with its title and its screen's chunk (the handle). */
+/** The table's screens under `prefix`, as routes relative to it, in the table's order. */
+const routesUnder = (prefix: string): RouteObject[] =>
+  SCREENS.flatMap((entry) => {
+    const shown = lazyScreens.get(entry)!;
+    return entry.paths
+      .filter((p) => p.startsWith(prefix))
+      .map((p) => ({ path: p.slice(prefix.length), element: <shown.Component />, ...titled(entry.title, shown) }));
+  });
+
+const landing = SCREENS.find((entry) => entry.paths.includes('/'))!;
+const Landing = lazyScreens.get(landing)!;
+
+/** Every route of the app (from the screen table, app/screens.ts), with its title and its screen's chunk (the handle). */
 export const routes: RouteObject[] = [
   {
     path: '/',
     element: (
       <Suspense fallback={<Loading />}>
-        <Login.Component />
+        <Landing.Component />
       </Suspense>
     ),
-    ...titled('Shower Beer', Login),
+    ...titled(landing.title, Landing),
   },
   {
     path: '/app',
     element: <AppLayout />,
     children: [
-      { index: true, element: <Navigate to="/app/account" replace /> },
-      { path: 'account', element: <Account.Component />, ...titled('Your profile', Account) },
-      // The spec's second own-profile route: the parameter is not used.
-      { path: 'account/:username', element: <Account.Component />, ...titled('Your profile', Account) },
-      { path: 'create-post', element: <CreatePost.Component />, ...titled('New post', CreatePost) },
-      { path: 'discover', element: <Discover.Component />, ...titled('Discover', Discover) },
-      { path: 'follow-feed', element: <FollowFeed.Component />, ...titled('Following Feed', FollowFeed) },
-      { path: 'search-profile', element: <SearchProfile.Component />, ...titled('Search profiles', SearchProfile) },
-      { path: 'profile/:username', element: <Profile.Component />, ...titled((params) => params.username ?? 'Profile', Profile) },
-      // Not in the spec: likes, comments and follows of yours (docs/api.md, "Notifications").
-      { path: 'notifications', element: <Notifications.Component />, ...titled('Notifications', Notifications) },
-      // Not in the spec: the operator's page (docs/api.md, "Moderation").
-      { path: 'admin', element: <Admin.Component />, ...titled('Moderation', Admin) },
+      { index: true, element: <Navigate to={APP_HOME} replace /> },
+      ...routesUnder('/app/'),
       { path: '*', element: <NotFound />, ...titled('Page not found') },
     ],
   },

@@ -1,7 +1,7 @@
-// The API calls that open a screen, by the screen's address. Both the app (lib/api.ts builds
-// these paths with the functions below) and index.html's early requests (src/early-requests.ts,
-// run inline before the app's code has even arrived) use this file, so the two always ask for
-// the very same URL and the app can take the answer the page already has (lib/early.ts).
+// The API calls that open a screen. Both the app (lib/api.ts builds these paths with the
+// functions below) and index.html's early requests (src/early-requests.ts, run inline before the
+// app's code has even arrived, by the screen table app/screens.ts) use this file, so the two
+// always ask for the very same URL and the app can take the answer the page already has.
 //
 // It imports nothing: it is bundled on its own into the inline script (web/vite.config.ts).
 
@@ -44,10 +44,28 @@ export const apiPaths = {
 
 export type ApiHost = 'main' | 'second';
 
-export interface FirstRequest {
+/** One API call as sent: the host and the path with its query. Its early answer is kept by `${host} ${path}`. */
+export interface ApiCall {
   host: ApiHost;
   /** Path and query, as apiPaths builds it. */
   path: string;
+}
+
+/**
+ * The first page of each list a screen opens with: what index.html's early requests send (the
+ * screen table, app/screens.ts, names them per screen) and what lib/api.ts's first-page calls
+ * ask for, so the two are always the very same call.
+ */
+export const FIRST_PAGES = {
+  discoverPosts: (): ApiCall => ({ host: 'main', path: apiPaths.discoverPosts({ limit: FEED_PAGE }) }),
+  followFeed: (): ApiCall => ({ host: 'main', path: apiPaths.followFeed({ limit: FEED_PAGE }) }),
+  ownProfile: (): ApiCall => ({ host: 'main', path: apiPaths.userPosts({ limit: GRID_PAGE }) }),
+  viewUserPosts: (username: string): ApiCall => ({ host: 'second', path: apiPaths.viewUserPosts(username, { limit: GRID_PAGE }) }),
+  notifications: (): ApiCall => ({ host: 'main', path: apiPaths.notifications({ limit: NOTIFICATIONS_PAGE }) }),
+  adminOverview: (): ApiCall => ({ host: 'main', path: apiPaths.adminOverview() }),
+};
+
+export interface FirstRequest extends ApiCall {
   /**
    * What of the answer to load at once, as the screen's largest paint: a feed page's first photo,
    * the first row of a profile's thumbnails (GRID_FIRST_ROW), or the operator page's first
@@ -58,40 +76,6 @@ export interface FirstRequest {
 
 /** Thumbnails in a row of the profile grid (components/post-grid.module.css): the first row renders, and is preloaded, first. */
 export const GRID_FIRST_ROW = 3;
-
-/** What the screen at `pathname` asks the API for first (the same calls its code makes on mount). */
-export function firstRequests(pathname: string): FirstRequest[] {
-  const path = pathname.replace(/\/+$/, '');
-  if (path === '/app/discover') return [{ host: 'main', path: apiPaths.discoverPosts({ limit: FEED_PAGE }), preload: 'feed-photo' }];
-  if (path === '/app/follow-feed') return [{ host: 'main', path: apiPaths.followFeed({ limit: FEED_PAGE }), preload: 'feed-photo' }];
-  if (path === '/app/notifications') return [{ host: 'main', path: apiPaths.notifications({ limit: NOTIFICATIONS_PAGE }) }];
-  // Refused (403) for anyone but an operator: the early answer is then dropped and the page asks again.
-  if (path === '/app/admin') return [{ host: 'main', path: apiPaths.adminOverview(), preload: 'report-thumb' }];
-  if (path === '/app' || path === '/app/account' || /^\/app\/account\/[^/]+$/.test(path)) {
-    return [{ host: 'main', path: apiPaths.userPosts({ limit: GRID_PAGE }), preload: 'grid-row' }];
-  }
-  const profile = /^\/app\/profile\/([^/]+)$/.exec(path);
-  if (profile) {
-    let username: string;
-    try {
-      username = decodeURIComponent(profile[1]!);
-    } catch {
-      return [];
-    }
-    return [{ host: 'second', path: apiPaths.viewUserPosts(username, { limit: GRID_PAGE }), preload: 'grid-row' }];
-  }
-  return [];
-}
-
-/**
- * Whether the screen at `pathname` shows dates (lib/format.ts). The browser's first date
- * format sets up its locale data, ~25 ms of one core on the machines measured here
- * (docs/performance.md): index.html does it while the app's code is still downloading, instead
- * of in the middle of rendering the first card.
- */
-export function showsDates(pathname: string): boolean {
-  return /^\/app\/(discover|follow-feed|notifications|admin|account)(\/|$)|^\/app\/?$/.test(pathname);
-}
 
 /** One early request (src/early-requests.ts): the parsed body of a 2xx answer (undefined for anything else), and when it was sent. */
 export interface EarlyAnswer {

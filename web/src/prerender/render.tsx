@@ -2,6 +2,7 @@ import { renderToString } from 'react-dom/server';
 import { matchRoutes, StaticRouter } from 'react-router-dom';
 import type { RouteHandle } from '@/app/route-title';
 import { AppRoutes, routes } from '@/app/router';
+import { SCREENS } from '@/app/screens';
 import { setConfig, type AppConfig } from '@/lib/config';
 import { TOKEN_KEY } from '@/lib/first-requests';
 import { MeProvider } from '@/lib/me-context';
@@ -17,12 +18,13 @@ export interface Prerendered {
 }
 
 /**
- * The screens whose first render needs no data: the landing page, and the create-post and
- * search screens with the navigation bar. Their largest paint is in this HTML. The screens
- * that show data are not prerendered: their largest paint is the data, and painting their
- * navigation bar early only delayed it (Discover's first photo, docs/performance.md).
+ * The screens whose first render needs no data (`prerender` in app/screens.ts): the landing
+ * page, and the create-post and search screens with the navigation bar. Their largest paint is
+ * in this HTML. The screens that show data are not prerendered: their largest paint is the data,
+ * and painting their navigation bar early only delayed it (Discover's first photo, docs/performance.md).
+ * A pattern with a parameter has no one page to render: only plain paths are.
  */
-const SCREENS = ['/', '/app/create-post', '/app/search-profile'];
+const PRERENDERED = SCREENS.filter((s) => s.prerender).flatMap((s) => s.paths.filter((p) => !p.includes(':')));
 
 /**
  * Renders each path as the app's first render shows it, storage being what it holds for
@@ -32,7 +34,7 @@ const SCREENS = ['/', '/app/create-post', '/app/search-profile'];
 export async function renderPages(config: AppConfig): Promise<Record<string, Prerendered>> {
   setConfig(config);
   const pages: Record<string, Prerendered> = {};
-  for (const path of SCREENS) {
+  for (const path of PRERENDERED) {
     const signedIn = path.startsWith('/app');
     sessionStorage.clear();
     localStorage.clear();
