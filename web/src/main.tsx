@@ -2,8 +2,8 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
 import { preloadOpenedScreen } from '@/app/router';
+import { earlyAnswers } from '@/lib/api';
 import { inlineConfig, loadConfig } from '@/lib/config';
-import { earlyAnswers } from '@/lib/early';
 import { pageSettled } from '@/lib/page-settled';
 import { consumeRedirectFragment } from '@/lib/session';
 import '@/styles/global.css';
@@ -32,7 +32,7 @@ const EARLY_WAIT_MS = 500;
 
 function start() {
   // The opened screen's chunk (index.html names it up front) and the answers to its first API
-  // calls (sent by index.html before this code arrived, lib/early.ts) are usually here by now:
+  // calls (sent by index.html before this code arrived, lib/api.ts keeps them) are usually here by now:
   // the first render is then the whole screen, not a Loading placeholder followed a moment
   // later by a second render. If the chunk cannot load, the lazy route shows the error; if
   // the API is slow, the screen renders after EARLY_WAIT_MS and shows Loading until it answers.

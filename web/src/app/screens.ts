@@ -6,7 +6,7 @@
 //
 // It imports only lib/first-requests.ts (which imports nothing): it is bundled into the inline
 // early-request script, and evaluated in Node by the build.
-import { FIRST_PAGES, type FirstRequest } from '@/lib/first-requests';
+import { ADMIN_OVERVIEW, firstPage, LISTS, type FirstRequest } from '@/lib/first-requests';
 
 export type Params = Readonly<Record<string, string | undefined>>;
 
@@ -41,7 +41,7 @@ export const SCREENS: Screen[] = [
     paths: ['/app/account', '/app/account/:username'],
     chunk: 'account/account-page',
     title: 'Your profile',
-    first: () => ({ ...FIRST_PAGES.ownProfile(), preload: 'grid-row' }),
+    first: () => ({ ...firstPage(LISTS.ownProfile), preload: 'grid-row' }),
     dates: true,
   },
   { paths: ['/app/create-post'], chunk: 'create-post/create-post-page', title: 'New post', prerender: true },
@@ -49,14 +49,14 @@ export const SCREENS: Screen[] = [
     paths: ['/app/discover'],
     chunk: 'discover/discover-page',
     title: 'Discover',
-    first: () => ({ ...FIRST_PAGES.discoverPosts(), preload: 'feed-photo' }),
+    first: () => ({ ...firstPage(LISTS.discoverPosts), preload: 'feed-photo' }),
     dates: true,
   },
   {
     paths: ['/app/follow-feed'],
     chunk: 'follow-feed/follow-feed-page',
     title: 'Following Feed',
-    first: () => ({ ...FIRST_PAGES.followFeed(), preload: 'feed-photo' }),
+    first: () => ({ ...firstPage(LISTS.followFeed), preload: 'feed-photo' }),
     dates: true,
   },
   { paths: ['/app/search-profile'], chunk: 'search-profile/search-profile-page', title: 'Search profiles', prerender: true },
@@ -64,14 +64,14 @@ export const SCREENS: Screen[] = [
     paths: ['/app/profile/:username'],
     chunk: 'profile/profile-page',
     title: (params) => params.username ?? 'Profile',
-    first: (params) => ({ ...FIRST_PAGES.viewUserPosts(params.username ?? ''), preload: 'grid-row' }),
+    first: (params) => ({ ...firstPage(LISTS.viewUserPosts(params.username ?? '')), preload: 'grid-row' }),
   },
   {
     // Not in the spec: likes, comments and follows of yours (docs/api.md, "Notifications").
     paths: ['/app/notifications'],
     chunk: 'notifications/notifications-page',
     title: 'Notifications',
-    first: () => FIRST_PAGES.notifications(),
+    first: () => firstPage(LISTS.notifications),
     dates: true,
   },
   {
@@ -80,7 +80,7 @@ export const SCREENS: Screen[] = [
     paths: ['/app/admin'],
     chunk: 'admin/admin-page',
     title: 'Moderation',
-    first: () => ({ ...FIRST_PAGES.adminOverview(), preload: 'report-thumb' }),
+    first: () => ({ ...ADMIN_OVERVIEW, preload: 'report-thumb' }),
     dates: true,
   },
 ];

@@ -3,18 +3,16 @@ import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostCard } from '@/components/post-card';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
-import type { Post } from '@/lib/api';
-import { FEED_PAGE as PAGE } from '@/lib/first-requests';
+import type { PagedCall, Post } from '@/lib/api';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
 
 interface FeedProps {
-  fetchPage: (params: { limit: number; cursor?: string; signal: AbortSignal }) => Promise<Post[]>;
+  /** The feed's pages (lib/api.ts), the first one index.html's early answer if it has one. */
+  list: PagedCall<Post[]>;
   emptyTitle: string;
   emptyText: string;
   emptyAction?: React.ReactNode;
-  /** The first page, if it is already here (lib/early.ts). */
-  firstPage?: Post[];
 }
 
 /**
@@ -22,8 +20,8 @@ interface FeedProps {
  * comment data, so nothing is fetched per post. More pages load as you scroll, or with
  * the "Load more posts" button at the end.
  */
-export function Feed({ fetchPage, emptyTitle, emptyText, emptyAction, firstPage }: FeedProps) {
-  const list = usePagedList((cursor, signal) => fetchPage({ limit: PAGE, cursor, signal }), PAGE, '', firstPage);
+export function Feed({ list: pages, emptyTitle, emptyText, emptyAction }: FeedProps) {
+  const list = usePagedList(pages);
   // The first card renders alone, so its photo (the screen's largest paint) is drawn before the
   // next cards' photos are even asked for; the others follow one per task. A task that renders
   // one card is short; one that renders two was often past 12.5 ms here, which Lighthouse's

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { BeerIcon, BellIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
-import { getMe, getUserPosts } from '@/lib/api';
+import { getMe, getOwnSummary } from '@/lib/api';
 import { useMe } from '@/lib/me-context';
 import { pageSettled } from '@/lib/page-settled';
 import { useUnreadNotifications } from '@/lib/unread-notifications';
@@ -23,7 +23,7 @@ export function NavBar() {
     if (me || onAccount) return;
     const ac = new AbortController();
     void pageSettled()
-      .then(() => getUserPosts({ limit: 1, signal: ac.signal }))
+      .then(() => getOwnSummary(ac.signal))
       .then((r) => updateMe({ username: r.username, email: r.email, profilePictureUrl: r.profilePictureUrl }))
       .catch(() => {});
     return () => ac.abort();

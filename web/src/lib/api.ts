@@ -1,7 +1,6 @@
 // Every network call of the app lives here; components call these functions, never fetch.
 import { getConfig } from '@/lib/config';
-import { takeEarly } from '@/lib/early';
-import { apiPaths, type ApiHost } from '@/lib/first-requests';
+import { ADMIN_OVERVIEW, apiPaths, firstPage, LISTS, type ApiCall, type ApiHost, type ListCall } from '@/lib/first-requests';
 import { endSessionUnauthorized, getToken } from '@/lib/session';
 
 // Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
@@ -100,20 +99,60 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
   return res;
 }
 
+// --- early answers -------------------------------------------------------------
+
+/**
+ * The answers index.html asked for before the app's code arrived (src/early-requests.ts), kept
+ * by the call itself (`${host} ${path}`). Each is used at most once, and only while fresh:
+ * after that the app asks the server itself, as it would have without them.
+ */
+const EARLY_FRESH_MS = 15_000;
+
+const keyOf = (call: ApiCall) => `${call.host} ${call.path}`;
+
+/** The early answer to this call, taken (it is used once); undefined when there is none or it is stale. */
+function takeEarly(call: ApiCall) {
+  const early = window.showerBeerEarly?.[keyOf(call)];
+  if (!early) return undefined;
+  delete window.showerBeerEarly![keyOf(call)];
+  return performance.now() - early.sentAt > EARLY_FRESH_MS ? undefined : early;
+}
+
+/**
+ * The 2xx answer to this call if index.html's early request has already brought it, so a screen's
+ * first render can show it; taken, so a screen opened again later asks the server afresh. Taken
+ * after this task, not at once: React calls a state initialiser twice in a row in StrictMode.
+ */
+function arrived<T>(call: ApiCall): T | undefined {
+  const early = window.showerBeerEarly?.[keyOf(call)];
+  if (!early?.settled || early.value === undefined || performance.now() - early.sentAt > EARLY_FRESH_MS) return undefined;
+  setTimeout(() => {
+    if (window.showerBeerEarly?.[keyOf(call)] === early) delete window.showerBeerEarly[keyOf(call)];
+  }, 0);
+  return early.value as T;
+}
+
+/** Resolves when every early request has been answered, or after `maxWaitMs`, whichever is first (main.tsx). */
+export function earlyAnswers(maxWaitMs: number): Promise<void> {
+  const pending = Object.values(window.showerBeerEarly ?? {}).filter((e) => !e.settled);
+  if (pending.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxWaitMs);
+    void Promise.all(pending.map((e) => e.answer)).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-  // A screen's first call may have been sent by index.html already (lib/early.ts): its 2xx answer
-  // is this one. Anything else (refused, failed, none) and the call is made here as usual.
+  // A screen's first call may have been sent by index.html already: its 2xx answer is this one.
+  // Anything else (refused, failed, none) and the call is made here as usual.
   if (opts.method === undefined && opts.body === undefined) {
-    const early = await takeEarly(opts.host ?? 'main', path);
+    const early = await takeEarly({ host: opts.host ?? 'main', path })?.answer;
     if (early !== undefined && !opts.signal?.aborted) return early as T;
   }
   return (await (await call(path, opts)).json()) as T;
-}
-
-export interface PageParams {
-  limit: number;
-  cursor?: string;
-  signal?: AbortSignal;
 }
 
 // --- identity ---------------------------------------------------------------
@@ -140,17 +179,31 @@ export const syncUser = () =>
 
 // --- feeds and profiles ------------------------------------------------------
 
-export const getUserPosts = ({ limit, cursor, signal }: PageParams) =>
-  request<UserPosts>(apiPaths.userPosts({ limit, cursor }), { signal });
+/**
+ * A list a screen opens with (lib/first-requests.ts, LISTS): its page size, each page by cursor
+ * (the first without one), and `early()`, the first page if index.html has already brought it.
+ */
+export interface PagedCall<A> {
+  limit: number;
+  page(cursor: string | undefined, signal?: AbortSignal): Promise<A>;
+  /** The first page, if index.html's early request for it has been answered (2xx): for the screen's first render. */
+  early(): A | undefined;
+}
 
-export const getDiscoverPosts = ({ limit, cursor, signal }: PageParams) =>
-  request<Post[]>(apiPaths.discoverPosts({ limit, cursor }), { signal });
+const paged = <A>(list: ListCall): PagedCall<A> => ({
+  limit: list.limit,
+  page: (cursor, signal) => request<A>(list.path({ limit: list.limit, cursor }), { host: list.host, signal }),
+  early: () => arrived<A>(firstPage(list)),
+});
 
-export const getFollowFeed = ({ limit, cursor, signal }: PageParams) =>
-  request<Post[]>(apiPaths.followFeed({ limit, cursor }), { signal });
-
-export const viewUserPosts = (username: string, { limit, cursor, signal }: PageParams) =>
-  request<ViewedUser>(apiPaths.viewUserPosts(username, { limit, cursor }), { host: 'second', signal });
+export const discoverPosts = paged<Post[]>(LISTS.discoverPosts);
+export const followFeed = paged<Post[]>(LISTS.followFeed);
+/** The signed-in user's own profile, with a page of their posts. */
+export const ownProfile = paged<UserPosts>(LISTS.ownProfile);
+/** The signed-in user's name, e-mail and picture (the own profile with one post), for the navigation bar. */
+export const getOwnSummary = (signal?: AbortSignal) => request<UserPosts>(apiPaths.userPosts({ limit: 1 }), { signal });
+/** Someone's profile, with a page of their posts (on the second API host). */
+export const userProfile = (username: string) => paged<ViewedUser>(LISTS.viewUserPosts(username));
 
 export const searchProfiles = (username: string) =>
   request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
@@ -191,8 +244,7 @@ export const deleteAccount = (confirmUsername: string) =>
 
 export const getUnreadNotifications = (signal?: AbortSignal) =>
   request<{ unread: number }>('/api/notifications/unread', { signal });
-export const getNotifications = ({ limit, cursor, signal }: PageParams) =>
-  request<NotificationGroup[]>(apiPaths.notifications({ limit, cursor }), { signal });
+export const notifications = paged<NotificationGroup[]>(LISTS.notifications);
 /** Marks read everything up to `upTo` (the latestTime of the newest group shown); answers what stays unread. */
 export const markNotificationsRead = (upTo: number) =>
   request<{ unread: number }>('/api/notifications/read', { method: 'POST', body: { upTo } });
@@ -217,7 +269,9 @@ export const liftBlock = (blockId: number) => request<{ blocked: boolean }>(`/ap
 export const getNotices = () => request<{ notices: ModerationNotice[] }>('/api/account/notices');
 
 type Done = { done: true };
-export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>(apiPaths.adminOverview(), { signal });
+export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>(ADMIN_OVERVIEW.path, { signal });
+/** The operator's overview, if index.html's early request has already brought it (for the page's first render). */
+export const earlyAdminOverview = () => arrived<AdminOverview>(ADMIN_OVERVIEW);
 export const dismissReports = (kind: 'post' | 'comment', itemId: number) =>
   request<Done>(`/api/admin/reports/${kind}/${itemId}/dismiss`, { method: 'POST', body: {} });
 export const removeAsOperator = (kind: 'post' | 'comment', itemId: number, reason: string) =>

@@ -9,11 +9,11 @@
 export const TOKEN_KEY = 'sb.accessToken';
 
 /** Posts on each page of a feed (components/feed.tsx). */
-export const FEED_PAGE = 10;
+const FEED_PAGE = 10;
 /** Thumbnails on each page of a profile's grid (own and others'). */
-export const GRID_PAGE = 30;
+const GRID_PAGE = 30;
 /** Groups on each page of the Notifications screen. */
-export const NOTIFICATIONS_PAGE = 20;
+const NOTIFICATIONS_PAGE = 20;
 
 type Query = Record<string, string | number | undefined>;
 
@@ -25,7 +25,7 @@ export function query(params: Query): string {
   return str ? `?${str}` : '';
 }
 
-interface Page {
+export interface Page {
   limit: number;
   cursor?: string;
 }
@@ -51,19 +51,31 @@ export interface ApiCall {
   path: string;
 }
 
+/** A list the app pages through: where it is asked for, and how many items a page has. */
+export interface ListCall {
+  host: ApiHost;
+  path: (page: Page) => string;
+  limit: number;
+}
+
 /**
- * The first page of each list a screen opens with: what index.html's early requests send (the
- * screen table, app/screens.ts, names them per screen) and what lib/api.ts's first-page calls
- * ask for, so the two are always the very same call.
+ * The lists the screens open with, each with its page size, written once: lib/api.ts asks for
+ * their pages, and index.html's early requests (by the screen table, app/screens.ts) send their
+ * first page, so the two are always the very same call.
  */
-export const FIRST_PAGES = {
-  discoverPosts: (): ApiCall => ({ host: 'main', path: apiPaths.discoverPosts({ limit: FEED_PAGE }) }),
-  followFeed: (): ApiCall => ({ host: 'main', path: apiPaths.followFeed({ limit: FEED_PAGE }) }),
-  ownProfile: (): ApiCall => ({ host: 'main', path: apiPaths.userPosts({ limit: GRID_PAGE }) }),
-  viewUserPosts: (username: string): ApiCall => ({ host: 'second', path: apiPaths.viewUserPosts(username, { limit: GRID_PAGE }) }),
-  notifications: (): ApiCall => ({ host: 'main', path: apiPaths.notifications({ limit: NOTIFICATIONS_PAGE }) }),
-  adminOverview: (): ApiCall => ({ host: 'main', path: apiPaths.adminOverview() }),
-};
+export const LISTS = {
+  discoverPosts: { host: 'main', path: apiPaths.discoverPosts, limit: FEED_PAGE },
+  followFeed: { host: 'main', path: apiPaths.followFeed, limit: FEED_PAGE },
+  ownProfile: { host: 'main', path: apiPaths.userPosts, limit: GRID_PAGE },
+  viewUserPosts: (username: string): ListCall => ({ host: 'second', path: (page) => apiPaths.viewUserPosts(username, page), limit: GRID_PAGE }),
+  notifications: { host: 'main', path: apiPaths.notifications, limit: NOTIFICATIONS_PAGE },
+} satisfies Record<string, ListCall | ((...args: never[]) => ListCall)>;
+
+/** A list's first page, as a call. */
+export const firstPage = (list: ListCall): ApiCall => ({ host: list.host, path: list.path({ limit: list.limit }) });
+
+/** The operator's page opens with this one call (not a list). */
+export const ADMIN_OVERVIEW: ApiCall = { host: 'main', path: apiPaths.adminOverview() };
 
 export interface FirstRequest extends ApiCall {
   /**
@@ -87,7 +99,7 @@ export interface EarlyAnswer {
 
 declare global {
   interface Window {
-    /** The early answers by `${host} ${path}` (lib/early.ts takes them). */
+    /** The early answers by `${host} ${path}` (lib/api.ts takes them). */
     showerBeerEarly?: Record<string, EarlyAnswer>;
   }
 }

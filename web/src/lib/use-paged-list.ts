@@ -15,6 +15,18 @@ export interface PagedList<T> {
   retry: () => void;
 }
 
+/** Where a list's pages come from (a lib/api.ts PagedCall, or one that picks the items out of each answer). */
+export interface PageSource<T> {
+  limit: number;
+  page(cursor: string | undefined, signal: AbortSignal): Promise<T[]>;
+  /**
+   * The first page, when index.html's early request has already brought it (lib/api.ts): the
+   * list starts with it instead of asking for it, so the screen's first render shows it. Asked
+   * on mount only; a change of `key` starts over from the server.
+   */
+  early?(): T[] | undefined;
+}
+
 /**
  * Cursor pagination driven by an IntersectionObserver on a sentinel element, or by
  * loadMore (components/load-more.tsx puts both at the end of a list): one request per
@@ -22,17 +34,12 @@ export interface PagedList<T> {
  * limit is the end.
  */
 export function usePagedList<T extends { cursor: string }>(
-  fetchPage: (cursor: string | undefined, signal: AbortSignal) => Promise<T[]>,
-  limit: number,
+  source: PageSource<T>,
   /** Changing this starts over from the first page. */
   key: string = '',
-  /**
-   * The first page, when it is already here (index.html's early request, lib/early.ts): the
-   * list starts with it instead of asking for it, so the screen's first render shows it.
-   * Read on mount only; a change of `key` starts over from the server.
-   */
-  firstPage?: T[],
 ): PagedList<T> {
+  const { limit } = source;
+  const [firstPage] = useState(() => source.early?.());
   const seeded = useRef(firstPage !== undefined);
   const [items, setItems] = useState<T[]>(() => firstPage ?? []);
   const [loading, setLoading] = useState(!seeded.current);
@@ -42,8 +49,8 @@ export function usePagedList<T extends { cursor: string }>(
   const busy = useRef(false);
   const cursorRef = useRef<string | undefined>(firstPage?.[firstPage.length - 1]?.cursor);
   const doneRef = useRef(done);
-  const fetchRef = useRef(fetchPage);
-  fetchRef.current = fetchPage;
+  const fetchRef = useRef(source);
+  fetchRef.current = source;
   const abortRef = useRef<AbortController | null>(null);
   const visibleRef = useRef(false);
 
@@ -54,8 +61,8 @@ export function usePagedList<T extends { cursor: string }>(
     setError(false);
     const ac = new AbortController();
     abortRef.current = ac;
-    fetchRef
-      .current(cursorRef.current, ac.signal)
+    fetchRef.current
+      .page(cursorRef.current, ac.signal)
       .then((page) => {
         if (ac.signal.aborted) return;
         const last = page[page.length - 1];

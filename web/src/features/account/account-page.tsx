@@ -10,8 +10,7 @@ import { PostGrid } from '@/components/post-grid';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
-import { useEarlyAnswer } from '@/lib/early';
-import { apiPaths, GRID_FIRST_ROW, GRID_PAGE as PAGE } from '@/lib/first-requests';
+import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import type { Post, UserInfo, UserPosts } from '@/lib/api';
 import { formatCount, ownDisplayName } from '@/lib/format';
 import { useUpdateMe } from '@/lib/me-context';
@@ -36,7 +35,8 @@ function summaryOf(profile: UserPosts): Summary {
 /** `/app/account` (and `/app/account/:username`): the signed-in user's own profile. */
 export function AccountPage() {
   const updateMe = useUpdateMe();
-  const early = useEarlyAnswer<UserPosts>('main', apiPaths.userPosts({ limit: PAGE }));
+  // The first page, if index.html has already brought it (lib/api.ts): then it is the first render.
+  const [early] = useState(() => api.ownProfile.early());
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [info, setInfo] = useState<UserInfo | null>(null);
   const [open, setOpen] = useState<Post | null>(null);
@@ -58,7 +58,7 @@ export function AccountPage() {
 
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
-      const res = await api.getUserPosts({ limit: PAGE, cursor, signal });
+      const res = await api.ownProfile.page(cursor, signal);
       if (!cursor) {
         const profile = summaryOf(res);
         setSummary(profile);
@@ -68,12 +68,12 @@ export function AccountPage() {
     },
     [loaded],
   );
-  const list = usePagedList(fetchPage, PAGE, '', early?.posts);
+  const list = usePagedList({ limit: api.ownProfile.limit, page: fetchPage, early: () => early?.posts });
   // The first row of thumbnails (preloaded by index.html, lib/first-requests.ts) renders alone, so it
   // is drawn before the others are asked for; the rest follow two rows at a time (lib/use-revealed.ts).
   const grid = useRevealedList(list, GRID_FIRST_ROW, 2 * GRID_FIRST_ROW);
 
-  // Opened with the first page already here (lib/early.ts): it loaded before the first render.
+  // Opened with the first page already here (lib/api.ts): it loaded before the first render.
   const [openedWith] = useState(summary);
   useEffect(() => {
     if (openedWith) loaded(openedWith);

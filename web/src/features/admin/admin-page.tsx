@@ -6,8 +6,6 @@ import page from '@/components/page.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
-import { useEarlyAnswer } from '@/lib/early';
-import { apiPaths } from '@/lib/first-requests';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { ReasonDialog } from './reason-dialog';
 import styles from './admin-page.module.css';
@@ -37,7 +35,7 @@ interface Asking {
 /** `/app/admin`: the operator's page (reports, removal, suspension, the log). The server checks the role on every call. */
 export function AdminPage() {
   // Asked for by index.html before this code arrived (src/early-requests.ts): then the first render is the page itself.
-  const early = useEarlyAnswer<AdminOverview>('main', apiPaths.adminOverview());
+  const [early] = useState(() => api.earlyAdminOverview());
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
   const [error, setError] = useState<'forbidden' | 'failed' | null>(null);
   const [asking, setAsking] = useState<Asking | null>(null);

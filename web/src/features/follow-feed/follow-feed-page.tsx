@@ -2,19 +2,15 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { Feed } from '@/components/feed';
 import page from '@/components/page.module.css';
-import { getFollowFeed, type Post } from '@/lib/api';
-import { useEarlyAnswer } from '@/lib/early';
-import { apiPaths, FEED_PAGE } from '@/lib/first-requests';
+import { followFeed } from '@/lib/api';
 
 /** `/app/follow-feed`: posts from the people you follow (the home feed). */
 export function FollowFeedPage() {
-  const firstPage = useEarlyAnswer<Post[]>('main', apiPaths.followFeed({ limit: FEED_PAGE }));
   return (
     <div className={page.page}>
       <h1 className={page.title}>Following Feed</h1>
       <Feed
-        fetchPage={getFollowFeed}
-        firstPage={firstPage}
+        list={followFeed}
         emptyTitle="No posts from people you follow yet!"
         emptyText="Follow some users to see their shower beer moments here."
         emptyAction={

@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { BellIcon } from '@/components/icons';
@@ -8,8 +8,6 @@ import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { NotificationGroup } from '@/lib/api';
 import { formatDay, formatTime } from '@/lib/format';
-import { useEarlyAnswer } from '@/lib/early';
-import { apiPaths, NOTIFICATIONS_PAGE as PAGE } from '@/lib/first-requests';
 import { setUnreadNotifications } from '@/lib/unread-notifications';
 import { afterFirstPaint } from '@/lib/page-settled';
 import { usePagedList } from '@/lib/use-paged-list';
@@ -89,12 +87,7 @@ const Entry = memo(function Entry({ group: g, heading }: { group: NotificationGr
 
 /** `/app/notifications`: likes, comments and follows, grouped per post and day, newest first; seen ones are marked read. */
 export function NotificationsPage() {
-  const fetchPage = useCallback(
-    (cursor: string | undefined, signal: AbortSignal) => api.getNotifications({ limit: PAGE, cursor, signal }),
-    [],
-  );
-  const firstPage = useEarlyAnswer<NotificationGroup[]>('main', apiPaths.notifications({ limit: PAGE }));
-  const list = usePagedList(fetchPage, PAGE, '', firstPage);
+  const list = usePagedList(api.notifications);
   // Six entries fill a phone's screen: they render first, the rest after (lib/use-revealed.ts).
   const entries = useRevealedList(list, 6, 6);
   const markedUpTo = useRef(0);

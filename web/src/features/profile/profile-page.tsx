@@ -1,4 +1,4 @@
-import { memo, useCallback, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
@@ -10,8 +10,7 @@ import { PostGrid } from '@/components/post-grid';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { Post, ViewedUser } from '@/lib/api';
-import { useEarlyAnswer } from '@/lib/early';
-import { apiPaths, GRID_FIRST_ROW, GRID_PAGE as PAGE } from '@/lib/first-requests';
+import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import { formatCount } from '@/lib/format';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
@@ -37,7 +36,9 @@ function summaryOf(user: ViewedUser): Summary {
 // Memoised: ProfilePage renders again when the signed-in user's details arrive (the navigation
 // bar asks for them after the first paint); the profile shown has not changed.
 const OtherProfile = memo(function OtherProfile({ username }: { username: string }) {
-  const early = useEarlyAnswer<ViewedUser>('second', apiPaths.viewUserPosts(username, { limit: PAGE }));
+  const profile = useMemo(() => api.userProfile(username), [username]);
+  // The first page, if index.html has already brought it (lib/api.ts): then it is the first render.
+  const [early] = useState(() => profile.early());
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
   const [open, setOpen] = useState<Post | null>(null);
@@ -49,7 +50,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
       try {
-        const res = await api.viewUserPosts(username, { limit: PAGE, cursor, signal });
+        const res = await profile.page(cursor, signal);
         if (!cursor) setSummary(summaryOf(res));
         return res.posts;
       } catch (err) {
@@ -57,9 +58,9 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         throw err;
       }
     },
-    [username],
+    [profile],
   );
-  const list = usePagedList(fetchPage, PAGE, `${username}#${version}`, early?.posts);
+  const list = usePagedList({ limit: profile.limit, page: fetchPage, early: () => early?.posts }, `${username}#${version}`);
   // The first row of thumbnails (preloaded by index.html, lib/first-requests.ts) renders alone, so it
   // is drawn before the others are asked for; the rest follow two rows at a time (lib/use-revealed.ts).
   const grid = useRevealedList(list, GRID_FIRST_ROW, 2 * GRID_FIRST_ROW);
