@@ -1,4 +1,4 @@
-// `npm run bench -- [--scale small|reference] [--duration S] [--connections N] [--runs N]`
+// `npm run bench -- [--scale small|reference] [--duration S] [--connections N] [--runs N] [--baseline REF]`
 // Seeds (or reuses) a DATA_DIR, starts the real server on it and measures the
 // feeds, profiles, search, writes and uploads against two baselines measured
 // in the same run (a constant-page Fastify route, the feed's SQL on
@@ -15,9 +15,11 @@ import { loadOrCreateSigningKey } from '../server/src/auth/keys.js';
 import { loadConfig } from '../server/src/config.js';
 import { openDatabase } from '../server/src/db/client.js';
 import { measureFloor, type FloorResult } from './bench/floor.js';
+import { runBaseline } from './bench/baseline.js';
 import { photoFile } from './bench/images.js';
 import { cpuMicros, cpuSnapshot, freePort, memory, otherWork, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
 import { createRng } from './bench/random.js';
+import { comment, cycle, followUnfollow, get, likeUnlike, median } from './bench/requests.js';
 import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
 import { SEED_FORMAT, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
 import { firstScreenJs } from './bench/web-checks.js';
@@ -34,6 +36,8 @@ const { values } = parseArgs({
     'build-web': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     only: { type: 'string' },
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -50,7 +54,13 @@ if (values.help) {
   --build-web              run "npm run build -w web" before measuring web/dist
   --no-write               print only; leave docs/performance.md alone
   --only writes            only the constant page, the bell and the write rows, printed (for a quick
-                           before/after of a change to writes; nothing written to docs/performance.md)`);
+                           before/after of a change to writes; nothing written to docs/performance.md)
+  --baseline REF           this tree against REF (a commit, tag or branch) in one run: REF is checked out
+                           in a temporary git worktree with its own npm ci, each tree seeds the set with
+                           its own seed code, both built servers run, and the feed, notification and write
+                           rows are measured round after round on both, the order swapped each round;
+                           prints each row's ratio with its spread (scripts/bench/baseline.ts)
+  --rounds N               rounds of --baseline (default 5)`);
   process.exit(0);
 }
 
@@ -149,11 +159,6 @@ interface Measure {
   total: number;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
 function summarize(r: Result): Omit<Measure, 'cpuUs'> {
   return {
     rps: r.requests.total / r.duration,
@@ -190,15 +195,6 @@ function medianOfRuns(label: string, all: Measure[]): Measure {
   };
   log(`  ${label.padEnd(44)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuUs.toFixed(0)} µs/req${m.bad ? `  non-2xx ${m.bad}` : ''}`);
   return m;
-}
-
-const cycle = <T>(items: T[]) => {
-  let i = 0;
-  return () => items[i++ % items.length]!;
-};
-
-function get(path: string, token: string): AutocannonRequest {
-  return { method: 'GET', path, headers: { authorization: `Bearer ${token}` } };
 }
 
 /** Asks once, to skip cases whose route has not landed yet (the app's "No route for …" 404). */
@@ -248,61 +244,6 @@ function writePools(dbFile: string, readerId: number) {
   } finally {
     db.close();
   }
-}
-
-function likeUnlike(token: string, nextPost: () => number): AutocannonRequest[] {
-  const auth = `Bearer ${token}`;
-  return [
-    {
-      method: 'POST',
-      path: '/api/like',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      setupRequest: (req, ctx) => {
-        const id = nextPost();
-        ctx.postId = id;
-        return { ...req, body: JSON.stringify({ postId: id }) };
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/like',
-      headers: { authorization: auth },
-      setupRequest: (req, ctx) => ({ ...req, path: `/api/like?postId=${String(ctx.postId)}` }),
-    },
-  ];
-}
-
-function comment(token: string, nextPost: () => number): AutocannonRequest[] {
-  return [
-    {
-      method: 'POST',
-      path: '/api/comment',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ postId: nextPost(), comment: 'Cheers from the bench 🍺' }) }),
-    },
-  ];
-}
-
-function followUnfollow(token: string, nextUser: () => string): AutocannonRequest[] {
-  const auth = `Bearer ${token}`;
-  return [
-    {
-      method: 'POST',
-      path: '/api/account/x/follow',
-      headers: { authorization: auth },
-      setupRequest: (req, ctx) => {
-        const name = nextUser();
-        ctx.username = name;
-        return { ...req, path: `/api/account/${encodeURIComponent(name)}/follow` };
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/account/x/follow',
-      headers: { authorization: auth },
-      setupRequest: (req, ctx) => ({ ...req, path: `/api/account/${encodeURIComponent(String(ctx.username))}/follow` }),
-    },
-  ];
 }
 
 // ---------------------------------------------------------------- uploads
@@ -438,6 +379,9 @@ async function startConstant(page: unknown[]) {
 }
 
 async function main() {
+  if (values.baseline !== undefined) {
+    return runBaseline({ ref: values.baseline, set: SETS[scale], rounds: Number(values.rounds), duration, connections, log });
+  }
   if (values.only === 'writes') return writesOnly();
   if (values.only !== undefined) throw new Error('--only takes: writes');
   const run = beginRun();

@@ -35,10 +35,14 @@ export async function startNode(
   env: Record<string, string>,
   port: number,
   readyPath: string,
-  { nodeArgs = ['--import', 'tsx'], readyWithinMs = 60_000 }: { nodeArgs?: string[]; readyWithinMs?: number } = {},
+  {
+    nodeArgs = ['--import', 'tsx'],
+    readyWithinMs = 60_000,
+    cwd = repoRoot,
+  }: { nodeArgs?: string[]; readyWithinMs?: number; /** Another tree's checkout (bench --baseline). */ cwd?: string } = {},
 ): Promise<Running> {
   const child = spawn(process.execPath, [...nodeArgs, entry], {
-    cwd: repoRoot,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
