@@ -3,6 +3,7 @@ import rateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from '@f
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
+import type { Config } from '../config.js';
 import { HttpError } from '../errors.js';
 
 const originOf = (url: string) => {
@@ -90,6 +91,52 @@ export function helmetHeaders(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
+/** The pages' Content-Security-Policy for this config, as helmet's directives; a page adds its own inline hashes (pagePolicy). */
+export function pageDirectives(config: Config) {
+  const self = originOf(config.publicUrl);
+  const apiOrigins = [originOf(config.web.apiBaseUrl), originOf(config.web.secondApiBaseUrl)];
+  const others = (list: (string | null)[]) => [...new Set(list.filter((o): o is string => o !== null && o !== self))];
+  return {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    scriptSrcAttr: ["'none'"],
+    styleSrc: ["'self'"],
+    // blob: is the preview of the file being posted; data: the bundled fallback avatar.
+    imgSrc: ["'self'", 'data:', 'blob:', ...others(apiOrigins)],
+    fontSrc: ["'self'"],
+    connectSrc: [
+      "'self'",
+      ...others([
+        config.storage.driver === 's3' ? originOf(config.storage.s3.publicEndpoint) : null,
+        originOf(config.auth.userInfoUrl),
+        ...apiOrigins,
+      ]),
+    ],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    objectSrc: ["'none'"],
+    manifestSrc: ["'self'"],
+    workerSrc: ["'self'"],
+  };
+}
+
+export type PageDirectives = ReturnType<typeof pageDirectives>;
+
+/**
+ * One page's whole Content-Security-Policy: the pages' directives with the hashes of exactly the
+ * inline scripts and styles that page carries (plugins/web-pages.ts), never 'unsafe-inline'.
+ */
+export function pagePolicy(directives: PageDirectives, inline: { scripts: string[]; styles: string[] }): string {
+  const headers = helmetHeaders({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { ...directives, scriptSrc: [...directives.scriptSrc, ...inline.scripts], styleSrc: [...directives.styleSrc, ...inline.styles] },
+    },
+  });
+  return headers['content-security-policy']!;
+}
+
 /**
  * What a response the browser never renders as a page gets instead of the page's policy:
  * nothing may load from it, and nothing may frame it. It is shorter too: the page's
@@ -134,36 +181,8 @@ export default fp(
   async (fastify) => {
     const { config } = fastify;
     const self = originOf(config.publicUrl);
-    const apiOrigins = [originOf(config.web.apiBaseUrl), originOf(config.web.secondApiBaseUrl)];
-    const others = (list: (string | null)[]) => [...new Set(list.filter((o): o is string => o !== null && o !== self))];
-
     const securityHeaders = helmetHeaders({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          scriptSrcAttr: ["'none'"],
-          styleSrc: ["'self'"],
-          // blob: is the preview of the file being posted; data: the bundled fallback avatar.
-          imgSrc: ["'self'", 'data:', 'blob:', ...others(apiOrigins)],
-          fontSrc: ["'self'"],
-          connectSrc: [
-            "'self'",
-            ...others([
-              config.storage.driver === 's3' ? originOf(config.storage.s3.publicEndpoint) : null,
-              originOf(config.auth.userInfoUrl),
-              ...apiOrigins,
-            ]),
-          ],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-          objectSrc: ["'none'"],
-          manifestSrc: ["'self'"],
-          workerSrc: ["'self'"],
-        },
-      },
+      contentSecurityPolicy: { useDefaults: false, directives: pageDirectives(config) },
       // Media is fetched cross-origin by nobody but our own pages.
       crossOriginResourcePolicy: { policy: 'same-origin' },
       referrerPolicy: { policy: 'no-referrer' },

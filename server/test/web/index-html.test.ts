@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { RESOURCE_CSP } from '../../src/plugins/security.js';
-import { configScript } from '../../src/plugins/web.js';
+import { configScript } from '../../src/plugins/web-pages.js';
 import { buildTestApp } from '../helpers.js';
 
 /** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */
@@ -264,4 +264,39 @@ t.test('a prerendered page has the stylesheet inline, allowed by its hash; pages
   t.not(br.headers.etag, plain.headers.etag);
   t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } })).statusCode, 304);
   t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'if-none-match': String(br.headers.etag) } })).statusCode, 200);
+});
+
+t.test('pages are made once per build: a build being replaced keeps the last good pages answering, reloads run one at a time', async (t) => {
+  const runs = join(mkdtempSync(join(tmpdir(), 'shower-beer-runs-')), 'runs');
+  t.teardown(() => rmSync(join(runs, '..'), { recursive: true, force: true }));
+  // Marks its start and its end: two prerenders at once would show as "ss".
+  const counting = `import { appendFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(runs)}, 's');
+await new Promise((resolve) => setTimeout(resolve, 100));
+appendFileSync(${JSON.stringify(runs)}, 'e');
+${answeringPrerender}`;
+  const dist = fakeBuild(t, '', counting);
+  const { app } = await buildTestApp(t, { WEB_DIST_DIR: dist });
+  const before = await app.inject({ method: 'GET', url: '/app/discover' });
+  t.equal(readFileSync(runs, 'utf8'), 'se', 'made once at start');
+
+  // `npm run build` empties dist/ first: the pages made from the last build still answer.
+  const template = readFileSync(join(dist, 'index.html'), 'utf8');
+  rmSync(join(dist, 'index.html'));
+  await app.reloadWebPages();
+  for (const url of ['/', '/app/discover', '/app/create-post']) {
+    const res = await app.inject({ method: 'GET', url });
+    t.equal(res.statusCode, 200, `${url}: answered during the rebuild`);
+  }
+  t.equal((await app.inject({ method: 'GET', url: '/app/discover' })).body, before.body, 'with the last good build');
+
+  // The new build: reloads asked for at once run one after the other, never side by side.
+  writeFileSync(join(dist, 'index.html'), template.replace('<title>Shower Beer</title>', '<title>Shower Beer</title><meta name="build" content="2">'));
+  await Promise.all(Array.from({ length: 8 }, () => app.reloadWebPages()));
+  const ran = readFileSync(runs, 'utf8');
+  t.match(ran, /^(se)+$/, `one prerender at a time (${ran})`);
+  t.ok(ran.length <= 2 * 4, 'and not one per reload asked for');
+  const after = await app.inject({ method: 'GET', url: '/app/discover' });
+  t.match(after.body, '<meta name="build" content="2">', 'then the new build');
+  t.not(after.headers.etag, before.headers.etag);
 });
