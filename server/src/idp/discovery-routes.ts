@@ -2,8 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { TokenError, usernameFromClaims, type TokenClaims } from '../auth/verify.js';
+import { bearerToken } from '../auth/bearer.js';
 import { markPrivate } from '../auth/private-answers.js';
-import { unauthorized } from '../errors.js';
+import { ErrorBody, unauthorized } from '../errors.js';
 import type { AccountsService } from './accounts-service.js';
 import { DEFAULT_SCOPE } from './oauth-params.js';
 
@@ -11,9 +12,6 @@ export interface DiscoveryRoutesOptions {
   accounts: AccountsService;
 }
 
-const BEARER = /^Bearer\s+([A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]*)$/i;
-
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() });
 const UserInfo = Type.Object({
   sub: Type.String(),
   username: Type.String(),
@@ -64,13 +62,10 @@ const discoveryRoutes: FastifyPluginAsync<DiscoveryRoutesOptions> = async (insta
     { schema: { response: { 200: UserInfo, 401: ErrorBody } } },
     async (request, reply) => {
       markPrivate(reply);
-      const header = request.headers.authorization;
-      if (!header) throw unauthorized('Sign in first: the Authorization bearer token is missing.');
-      const match = BEARER.exec(header);
-      if (!match) throw unauthorized('The Authorization header must be "Bearer <token>".');
+      const token = bearerToken(request.headers.authorization);
       let claims: TokenClaims;
       try {
-        claims = await fastify.verifyToken(match[1]!);
+        claims = await fastify.verifyToken(token);
       } catch (err) {
         if (err instanceof TokenError) throw unauthorized(err.message);
         throw unauthorized('The token could not be verified right now.');

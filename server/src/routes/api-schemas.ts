@@ -1,11 +1,9 @@
 import { Type } from 'typebox';
 import { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../domain/api-shapes.js';
 import { CURSOR_PATTERN } from '../domain/paging.js';
+import { ErrorBody } from '../errors.js';
 
-export { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
-
-// The description is what the OpenAPI document says of each error answer.
-export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
+export { Comment, ErrorBody, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
 
 /** A post or comment id: a number or a numeric string (JSON bodies carry either). */
 export const Id = Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,14}$' }), Type.Integer({ minimum: 1 })]);
