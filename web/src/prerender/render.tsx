@@ -6,16 +6,12 @@ import { SCREENS } from '@/app/screens';
 import { setConfig, type AppConfig } from '@/lib/config';
 import { TOKEN_KEY } from '@/lib/first-requests';
 import { MeProvider } from '@/lib/me-context';
+import type { Prerendered } from '@server/prerender';
 
-/**
- * What the server puts in index.html's #root for a path (server/src/plugins/prerender.ts):
- * the first render as HTML, and whether it is the signed-in one. index.html drops it when the
- * browser's session says otherwise (web/index.html), and the app's first render replaces it.
- */
-export interface Prerendered {
-  html: string;
-  signedIn: boolean;
-}
+// What the server puts in index.html's #root for a path: the first render as HTML, and whether it
+// is the signed-in one (declared by server/src/plugins/prerender.ts, which reads this answer).
+// prerender/drop-stale.ts drops it when the browser's session says otherwise, and the app's first
+// render replaces it.
 
 /**
  * The screens whose first render needs no data (`prerender` in app/screens.ts): the landing
