@@ -8,10 +8,11 @@
 // dates, the browser's date formatting is set up meanwhile (app/screens.ts, showsDates).
 //
 // It reads only what the page already has (the token in sessionStorage, the run-time config
-// the server inlined as #app-config) and sends each request exactly as lib/api.ts would. A
+// the server inlined as #app-config, parsed here once for the app too: lib/config.ts) and sends each request exactly as lib/api.ts would. A
 // refused or failed answer is dropped: the app then asks again and handles it as usual.
 import { firstRequests, showsDates } from '@/app/screens';
-import { GRID_FIRST_ROW, TOKEN_KEY, type EarlyAnswer, type FirstRequest } from '@/lib/first-requests';
+import { inlineConfig } from '@/lib/config';
+import { callKey, GRID_FIRST_ROW, TOKEN_KEY, type EarlyAnswer, type FirstRequest } from '@/lib/first-requests';
 import { photoSizes, photoSrcSet, type PhotoRenditions } from '@/lib/photo-frame';
 
 function preload(attributes: { href?: string; imageSrcset?: string; imageSizes?: string }) {
@@ -67,20 +68,14 @@ function send(request: FirstRequest, token: string, baseUrl: string): EarlyAnswe
   return early;
 }
 
-/** What this script reads of the run-time config (lib/config.ts has all of it). */
-interface ApiConfig {
-  api?: { baseUrl?: string; secondBaseUrl?: string };
-}
-
 function start() {
   let token: string | null;
-  let config: ApiConfig | null;
   try {
     token = sessionStorage.getItem(TOKEN_KEY);
-    config = JSON.parse(document.getElementById('app-config')?.textContent ?? 'null') as ApiConfig | null;
   } catch {
     return;
   }
+  const config = inlineConfig();
   // Which prerendered first screen this page may show (web/index.html): the signed-in one with a
   // session, or when the provider is handing one over in the address (main.tsx takes it).
   document.documentElement.dataset.session = token || window.location.hash.includes('access_token=') ? 'in' : 'out';
@@ -89,7 +84,7 @@ function start() {
   const early: Record<string, EarlyAnswer> = {};
   for (const request of firstRequests(pathname)) {
     const baseUrl = (request.host === 'second' ? config.api.secondBaseUrl : config.api.baseUrl) ?? '';
-    early[`${request.host} ${request.path}`] = send(request, token, baseUrl);
+    early[callKey(request)] = send(request, token, baseUrl);
   }
   window.showerBeerEarly = early;
   // The browser's date formatting set up while the network is what everyone waits for, not

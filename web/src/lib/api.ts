@@ -1,6 +1,6 @@
 // Every network call of the app lives here; components call these functions, never fetch.
 import { getConfig } from '@/lib/config';
-import { ADMIN_OVERVIEW, apiPaths, firstPage, LISTS, type ApiCall, type ApiHost, type ListCall } from '@/lib/first-requests';
+import { ADMIN_OVERVIEW, apiPaths, callKey, firstPage, LISTS, type ApiCall, type ApiHost, type ListCall } from '@/lib/first-requests';
 import { endSessionUnauthorized, getToken } from '@/lib/session';
 
 // Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
@@ -108,13 +108,11 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
  */
 const EARLY_FRESH_MS = 15_000;
 
-const keyOf = (call: ApiCall) => `${call.host} ${call.path}`;
-
 /** The early answer to this call, taken (it is used once); undefined when there is none or it is stale. */
 function takeEarly(call: ApiCall) {
-  const early = window.showerBeerEarly?.[keyOf(call)];
+  const early = window.showerBeerEarly?.[callKey(call)];
   if (!early) return undefined;
-  delete window.showerBeerEarly![keyOf(call)];
+  delete window.showerBeerEarly![callKey(call)];
   return performance.now() - early.sentAt > EARLY_FRESH_MS ? undefined : early;
 }
 
@@ -124,10 +122,10 @@ function takeEarly(call: ApiCall) {
  * after this task, not at once: React calls a state initialiser twice in a row in StrictMode.
  */
 function arrived<T>(call: ApiCall): T | undefined {
-  const early = window.showerBeerEarly?.[keyOf(call)];
+  const early = window.showerBeerEarly?.[callKey(call)];
   if (!early?.settled || early.value === undefined || performance.now() - early.sentAt > EARLY_FRESH_MS) return undefined;
   setTimeout(() => {
-    if (window.showerBeerEarly?.[keyOf(call)] === early) delete window.showerBeerEarly[keyOf(call)];
+    if (window.showerBeerEarly?.[callKey(call)] === early) delete window.showerBeerEarly[callKey(call)];
   }, 0);
   return early.value as T;
 }

@@ -19,19 +19,29 @@ export interface AppConfig {
 
 let config: AppConfig | null = null;
 
+declare global {
+  interface Window {
+    /** The inlined config, once parsed (by index.html's early requests, or else by the app). */
+    showerBeerConfig?: AppConfig | null;
+  }
+}
+
 /**
- * The config the server inlined into index.html (plugins/web.ts) as a JSON data block,
- * read without a round trip; null when the page has none (the Vite dev server's).
+ * The config the server inlined into index.html (server/src/plugins/web-pages.ts) as a JSON
+ * data block, read without a round trip; null when the page has none (the Vite dev server's).
+ * Parsed once per page: index.html's early requests (src/early-requests.ts) read it first and
+ * the app takes what they parsed.
  */
 export function inlineConfig(): AppConfig | null {
   if (config) return config;
-  const text = document.getElementById('app-config')?.textContent;
-  if (!text) return null;
-  try {
-    config = JSON.parse(text) as AppConfig;
-  } catch {
-    return null;
+  if (window.showerBeerConfig === undefined) {
+    try {
+      window.showerBeerConfig = JSON.parse(document.getElementById('app-config')?.textContent || 'null') as AppConfig | null;
+    } catch {
+      window.showerBeerConfig = null;
+    }
   }
+  config = window.showerBeerConfig;
   return config;
 }
 

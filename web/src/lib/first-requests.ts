@@ -51,6 +51,9 @@ export interface ApiCall {
   path: string;
 }
 
+/** What an early answer is kept by: the call itself (index.html's early requests and lib/api.ts). */
+export const callKey = (call: ApiCall) => `${call.host} ${call.path}`;
+
 /** A list the app pages through: where it is asked for, and how many items a page has. */
 export interface ListCall {
   host: ApiHost;
