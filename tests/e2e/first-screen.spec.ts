@@ -4,7 +4,7 @@ import { FeedPage } from './pages/feed-page';
 
 // What index.html does before the app's code arrives (web/src/early-requests.ts): the opened
 // screen's first API call, and on a feed the first photo. The app takes that answer instead of
-// asking again (web/src/lib/early.ts), and its first render is the screen with its posts. A
+// asking again (web/src/lib/api.ts keeps it by the call), and its first render is the screen with its posts. A
 // refused one (401) still ends the session: auth.spec.ts's "a token the API refuses" opens
 // Discover, so its early request is the one refused first.
 
@@ -66,9 +66,10 @@ test.describe('the first screen', () => {
   });
 });
 
-// The server puts the first render of the screens that need no data (and the navigation bar of
-// the others) in index.html (server/src/plugins/prerender.ts): it shows before the app's code
-// has arrived, and the app's first render takes its place. The service worker could answer the
+// The server puts the first render of the screens that need no data (`prerender` in
+// web/src/app/screens.ts: the landing page, Create post, Search) in index.html
+// (server/src/plugins/web-pages.ts): it shows before the app's code has arrived, and the app's
+// first render takes its place. The service worker could answer the
 // app's files from its cache, past page.route: blocked here.
 test.describe('the page before the app’s code', () => {
   test.use({ serviceWorkers: 'block' });
