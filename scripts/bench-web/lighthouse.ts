@@ -6,12 +6,12 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Flags, type Result } from 'lighthouse';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { Account } from './seed.js';
+import { TOKEN_KEY } from '../../web/src/lib/first-requests.js';
 
 export const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu'];
 
 /** Where web/src/lib/session.ts keeps the access token (sessionStorage, this key). */
-const TOKEN_KEY = 'sb.accessToken';
 
 // The few browser globals the functions below use inside the page (scripts/ compiles without the DOM library).
 declare const location: { origin: string; pathname: string; href: string };
