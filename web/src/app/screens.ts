@@ -6,7 +6,7 @@
 //
 // It imports only lib/first-requests.ts (which imports nothing): it is bundled into the inline
 // early-request script, and evaluated in Node by the build.
-import { ADMIN_OVERVIEW, firstPage, LISTS, type FirstRequest } from '@/lib/first-requests';
+import { ADMIN_OVERVIEW, firstPage, LISTS, type FirstRequest, type ListCall } from '@/lib/first-requests';
 
 export type Params = Readonly<Record<string, string | undefined>>;
 
@@ -31,6 +31,9 @@ export interface Screen {
   prerender?: boolean;
 }
 
+/** A feed's first page, with its first photo preloaded as the largest paint. */
+const feed = (list: ListCall) => (): FirstRequest => ({ ...firstPage(list), preload: 'feed-photo' });
+
 /** Where `/app` goes (app/router.tsx); early requests and page hints treat `/app` as this screen. */
 export const APP_HOME = '/app/account';
 
@@ -45,20 +48,8 @@ export const SCREENS: Screen[] = [
     dates: true,
   },
   { paths: ['/app/create-post'], chunk: 'create-post/create-post-page', title: 'New post', prerender: true },
-  {
-    paths: ['/app/discover'],
-    chunk: 'discover/discover-page',
-    title: 'Discover',
-    first: () => ({ ...firstPage(LISTS.discoverPosts), preload: 'feed-photo' }),
-    dates: true,
-  },
-  {
-    paths: ['/app/follow-feed'],
-    chunk: 'follow-feed/follow-feed-page',
-    title: 'Following Feed',
-    first: () => ({ ...firstPage(LISTS.followFeed), preload: 'feed-photo' }),
-    dates: true,
-  },
+  { paths: ['/app/discover'], chunk: 'discover/discover-page', title: 'Discover', first: feed(LISTS.discoverPosts), dates: true },
+  { paths: ['/app/follow-feed'], chunk: 'follow-feed/follow-feed-page', title: 'Following Feed', first: feed(LISTS.followFeed), dates: true },
   { paths: ['/app/search-profile'], chunk: 'search-profile/search-profile-page', title: 'Search profiles', prerender: true },
   {
     paths: ['/app/profile/:username'],

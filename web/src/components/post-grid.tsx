@@ -1,8 +1,30 @@
 import { memo } from 'react';
 import { CommentIcon, HeartIcon } from '@/components/icons';
+import { LoadMore } from '@/components/load-more';
+import page from '@/components/page.module.css';
+import { ErrorMessage, Loading } from '@/components/status';
 import type { Post } from '@/lib/api';
 import { formatCount, photoAlt } from '@/lib/format';
+import type { PagedList } from '@/lib/use-paged-list';
 import styles from './post-grid.module.css';
+
+/** A profile screen (own or someone's) before its profile has arrived: what went wrong, with Retry, else Loading. */
+export function ProfilePending({ failed, errorText, onRetry }: { failed: boolean; errorText: string; onRetry: () => void }) {
+  return (
+    <div className={page.page}>{failed ? <ErrorMessage text={errorText} onRetry={onRetry} /> : <Loading text="Loading profile... 👤" />}</div>
+  );
+}
+
+/** What follows a profile's grid once its first rows are shown: a failed page with Retry, Loading, and Load more. */
+export function GridTail({ list, endText }: { list: PagedList<Post>; endText?: string }) {
+  return (
+    <>
+      {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
+      {list.loading && list.items.length > 0 && <Loading />}
+      <LoadMore list={list} what="posts" endText={endText} />
+    </>
+  );
+}
 
 interface PostGridProps {
   posts: Post[];

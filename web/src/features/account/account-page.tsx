@@ -3,16 +3,16 @@ import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
 import { CameraIcon } from '@/components/icons';
-import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
-import { PostGrid } from '@/components/post-grid';
-import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import { ProfileStats } from '@/components/profile-stats';
+import { GridTail, PostGrid, ProfilePending } from '@/components/post-grid';
+import { EmptyState } from '@/components/status';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import type { Post, UserInfo, UserPosts } from '@/lib/api';
-import { formatCount, ownDisplayName } from '@/lib/format';
+import { ownDisplayName } from '@/lib/format';
 import { useUpdateMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
 import { usePagedList } from '@/lib/use-paged-list';
@@ -137,20 +137,7 @@ export function AccountPage() {
     }
   }
 
-  if (!summary && list.error) {
-    return (
-      <div className={page.page}>
-        <ErrorMessage text="We couldn't load your profile." onRetry={list.retry} />
-      </div>
-    );
-  }
-  if (!summary) {
-    return (
-      <div className={page.page}>
-        <Loading text="Loading profile... 👤" />
-      </div>
-    );
-  }
+  if (!summary) return <ProfilePending failed={list.error} errorText="We couldn't load your profile." onRetry={list.retry} />;
 
   return (
     <div className={page.page}>
@@ -170,20 +157,14 @@ export function AccountPage() {
           </div>
         </div>
 
-        <dl className={styles.stats}>
-          <div>
-            <dt>Posts</dt>
-            <dd>{formatCount(summary.postCount)}</dd>
-          </div>
-          <div>
-            <dt>Likes</dt>
-            <dd>{formatCount(summary.totalLikes)}</dd>
-          </div>
-          <div>
-            <dt>Comments</dt>
-            <dd>{formatCount(summary.totalComments)}</dd>
-          </div>
-        </dl>
+        <ProfileStats
+          className={styles.stats}
+          figures={[
+            ['Posts', summary.postCount],
+            ['Likes', summary.totalLikes],
+            ['Comments', summary.totalComments],
+          ]}
+        />
         <StorageUse version={summary.postCount} />
 
         <div className={styles.actions}>
@@ -232,13 +213,7 @@ export function AccountPage() {
         ) : (
           <PostGrid posts={grid.shown} showAnonymousBadge onOpen={setOpen} />
         )}
-        {grid.tail && (
-          <>
-            {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
-            {list.loading && list.items.length > 0 && <Loading />}
-            <LoadMore list={list} what="posts" endText="That's all your posts." />
-          </>
-        )}
+        {grid.tail && <GridTail list={list} endText="That's all your posts." />}
       </section>
 
       {open && (

@@ -3,15 +3,14 @@ import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
 import { CameraIcon } from '@/components/icons';
-import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
-import { PostGrid } from '@/components/post-grid';
-import { EmptyState, ErrorMessage, Loading } from '@/components/status';
+import { ProfileStats } from '@/components/profile-stats';
+import { GridTail, PostGrid, ProfilePending } from '@/components/post-grid';
+import { EmptyState } from '@/components/status';
 import * as api from '@/lib/api';
 import type { Post, ViewedUser } from '@/lib/api';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
-import { formatCount } from '@/lib/format';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
@@ -125,20 +124,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
       </div>
     );
   }
-  if (!summary && list.error) {
-    return (
-      <div className={page.page}>
-        <ErrorMessage text="We couldn't load this profile." onRetry={list.retry} />
-      </div>
-    );
-  }
-  if (!summary) {
-    return (
-      <div className={page.page}>
-        <Loading text="Loading profile... 👤" />
-      </div>
-    );
-  }
+  if (!summary) return <ProfilePending failed={list.error} errorText="We couldn't load this profile." onRetry={list.retry} />;
 
   const name = summary.username || 'Beer Enthusiast';
   return (
@@ -147,20 +133,14 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         <Avatar name={name} pictureUrl={summary.profilePictureUrl} size={88} fallbackMug />
         <div className={styles.info}>
           <h1 className={styles.name}>{name}</h1>
-          <dl className={styles.stats}>
-            <div>
-              <dt>{summary.postCount === 1 ? 'Post' : 'Posts'}</dt>
-              <dd>{formatCount(summary.postCount)}</dd>
-            </div>
-            <div>
-              <dt>{summary.followerCount === 1 ? 'Follower' : 'Followers'}</dt>
-              <dd>{formatCount(summary.followerCount)}</dd>
-            </div>
-            <div>
-              <dt>Following</dt>
-              <dd>{formatCount(summary.followingCount)}</dd>
-            </div>
-          </dl>
+          <ProfileStats
+            className={styles.stats}
+            figures={[
+              [summary.postCount === 1 ? 'Post' : 'Posts', summary.postCount],
+              [summary.followerCount === 1 ? 'Follower' : 'Followers', summary.followerCount],
+              ['Following', summary.followingCount],
+            ]}
+          />
           <div className={styles.buttons}>
             {!summary.isBlocked && (
               // The spec's toggle: "Follow" becomes "Unfollow" after the call. The label says what a
@@ -195,13 +175,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         ) : (
           <PostGrid posts={grid.shown} onOpen={setOpen} />
         )}
-        {grid.tail && (
-          <>
-            {list.error && <ErrorMessage text="We couldn't load more posts." onRetry={list.retry} />}
-            {list.loading && list.items.length > 0 && <Loading />}
-            <LoadMore list={list} what="posts" />
-          </>
-        )}
+        {grid.tail && <GridTail list={list} />}
       </section>
 
       {open && (
