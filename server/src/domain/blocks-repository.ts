@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest, notFound } from '../errors.js';
+import { createLiveUserCheck } from './live-user.js';
 import { createUnreadAdjust } from './notifications-repository.js';
 import type { PostsRepository } from './posts-repository.js';
 
@@ -49,6 +50,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     WHERE id IN (@follower, @followee)`);
   // What either made on the other's things stops notifying, and comes back when the block is lifted.
   const unread = createUnreadAdjust(sqlite);
+  const live = createLiveUserCheck(sqlite);
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
       b.via_anonymous_post AS viaAnonymousPost
@@ -75,6 +77,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
   });
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
+    live.assert(blocker);
     const row = own.get({ id: blockId, blocker });
     if (!row) return false;
     remove.run(row.id);
@@ -84,12 +87,14 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
   });
 
   const byName = sqlite.transaction((me: number, username: string, block: boolean) => {
+    live.assert(me);
     const other = namedTarget(me, username);
     if (block) return add(me, other, false);
     const row = existing.get({ blocker: me, blocked: other });
     if (row) lift(row.id, me);
   });
   const authorOf = sqlite.transaction((me: number, postId: number) => {
+    live.assert(me);
     const post = posts.findVisible(postId, me);
     if (!post) throw notFound('This post does not exist.');
     if (post.userId === me) throw badRequest('This is your own post.');

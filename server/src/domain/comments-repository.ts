@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { forbidden, notFound } from '../errors.js';
+import { createLiveUserCheck } from './live-user.js';
 import { createUnreadAdjust } from './notifications-repository.js';
 import type { Keyset } from './paging.js';
 import type { PostsRepository } from './posts-repository.js';
@@ -53,7 +54,11 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     WHERE id = @author`);
   const unread = createUnreadAdjust(sqlite);
 
+  const live = createLiveUserCheck(sqlite);
+
   const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
+    // The caller may have been removed or suspended since the request was authenticated.
+    live.assert(user.id);
     const post = posts.findVisible(postId, user.id);
     if (!post) throw notFound('This post does not exist.');
     const createdAt = Date.now();
@@ -78,7 +83,10 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     if (row.recipientId !== null) unread.forget(row.userId, row.recipientId, row.createdAt);
     return row;
   };
-  const del = sqlite.transaction((commentId: number, userId: number) => void removeComment(commentId, userId));
+  const del = sqlite.transaction((commentId: number, userId: number) => {
+    live.assert(userId);
+    removeComment(commentId, userId);
+  });
 
   return {
     /** Oldest first, after `after`. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest, conflict, notFound } from '../errors.js';
+import { createLiveUserCheck } from './live-user.js';
 
 export interface FollowState {
   following: boolean;
@@ -41,7 +42,11 @@ export function createFollowsRepository(sqlite: Database.Database) {
     WHERE f.followee_id = ? AND u.deleted_at IS NULL AND u.suspended_at IS NULL
     ORDER BY f.created_at, f.follower_id`);
 
+  const live = createLiveUserCheck(sqlite);
+
   const change = sqlite.transaction((followerId: number, username: string, follow: boolean): FollowState => {
+    // The caller may have been removed or suspended since the request was authenticated.
+    live.assert(followerId);
     const followee = target.get(username);
     if (!followee) throw notFound(`There is no user named "${username}".`);
     if (followee.id === followerId) throw badRequest('You cannot follow yourself.');

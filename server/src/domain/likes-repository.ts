@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { conflict, notFound } from '../errors.js';
+import { createLiveUserCheck } from './live-user.js';
 import type { PostsRepository } from './posts-repository.js';
 
 export interface LikeState {
@@ -39,7 +40,11 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
       unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at), 0)
     WHERE id = @author`);
 
+  const live = createLiveUserCheck(sqlite);
+
   const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
+    // The caller may have been removed or suspended since the request was authenticated.
+    live.assert(userId);
     const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
     const notify = post.userId === userId ? 0 : 1;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import type { CommentsRepository } from './comments-repository.js';
+import { createLiveUserCheck } from './live-user.js';
 import type { PostsRepository } from './posts-repository.js';
 import { createSuspensionSteps } from './suspension.js';
 
@@ -149,7 +150,10 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     return { postId: owner.postId, commentId: itemId, target: `comment ${itemId} by ${owner.username}`, userId: owner.userId };
   };
 
+  const live = createLiveUserCheck(sqlite);
+
   const report = sqlite.transaction((reporter: number, kind: ReportKind, itemId: number, reason: ReportReason, note: string) => {
+    live.assert(reporter);
     let postId: number;
     let commentId: number | null = null;
     if (kind === 'post') {
@@ -173,6 +177,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
   });
 
   const dismiss = sqlite.transaction((op: Operator, kind: ReportKind, itemId: number, reason: string) => {
+    live.assert(op.id);
     const item = describeItem(kind, itemId);
     const closed = resolve.run({ post: item.postId, comment: item.commentId, now: Date.now() }).changes;
     if (closed === 0) throw notFound('There is no open report on this item.');
@@ -180,6 +185,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
   });
 
   const removeComment = sqlite.transaction((op: Operator, commentId: number, reason: string) => {
+    live.assert(op.id);
     const item = describeItem('comment', commentId);
     // Its reports go with it (ON DELETE CASCADE); the log keeps what it said for its author's notice.
     const removed = comments.removeAnyInTransaction(commentId);
@@ -187,6 +193,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
   });
 
   const setSuspension = sqlite.transaction((op: Operator, username: string, suspend: boolean, reason: string) => {
+    live.assert(op.id);
     const user = userByName.get(username);
     if (!user) throw notFound(`There is no user named "${username}".`);
     if (suspend) {
@@ -207,6 +214,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     removeComment: (op: Operator, commentId: number, reason: string) => removeComment.immediate(op, commentId, reason),
     /** For media-service's removal of a post: runs inside its deleting transaction. */
     logPostRemoval(op: Operator, post: { id: number; userId: number; caption: string }, reason: string) {
+      live.assert(op.id);
       const owner = postOwner.get(post.id);
       log(op, 'remove_post', `post ${post.id} by ${owner?.username ?? 'a removed account'}`, post.userId, reason, post.caption);
     },

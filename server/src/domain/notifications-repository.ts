@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest } from '../errors.js';
+import { createLiveUserCheck } from './live-user.js';
 
 /**
  * The Notifications screen and the bell, read from the likes, comments and follows
@@ -322,7 +323,9 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   // it, this reads one row, however many posts the person has (it holds the write lock).
   // Short of it, the newest is found (two seeks per post) and notified_at set to it, as one
   // taken back since may have left it later.
+  const live = createLiveUserCheck(sqlite);
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
+    live.assert(user);
     let newest = notifiedAt.get(user) ?? 0;
     if (upTo < newest) {
       const exact = newestBefore.get({ user, before: Number.MAX_SAFE_INTEGER }) ?? 0;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
+import { createLiveUserCheck } from '../domain/live-user.js';
 import { createUnreadAdjust } from '../domain/notifications-repository.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
@@ -116,7 +117,19 @@ export function createMediaRepository(sqlite: Database.Database) {
     'UPDATE users SET profile_picture_key = NULL WHERE id = ? AND profile_picture_key = ?',
   );
 
-  const insertPost = sqlite.transaction((post: NewPost): number => {
+  const live = createLiveUserCheck(sqlite);
+
+  /**
+   * The post and its counters, if its author still exists, is not suspended and has room:
+   * the quota is checked in the same IMMEDIATE transaction as the insert, so parallel
+   * create-posts cannot each see the same room left (0: no quota).
+   */
+  const insertPost = sqlite.transaction((post: NewPost, quotaBytes: number): { id: number } | { overQuota: number } => {
+    live.assert(post.userId);
+    if (quotaBytes > 0) {
+      const used = storageUsedStmt.get(post.userId, post.userId) ?? 0;
+      if (used + post.storedBytes > quotaBytes) return { overQuota: used };
+    }
     const { id } = insertPostStmt.get(
       post.userId,
       post.caption,
@@ -133,12 +146,35 @@ export function createMediaRepository(sqlite: Database.Database) {
     // Profile pictures are posts too, but never shown in feeds nor counted.
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
     else countPostStmt.run(post.isAnonymous ? 0 : 1, post.userId);
-    return id;
+    return { id };
+  });
+
+  const insertUpload = sqlite.transaction(
+    (key: string, userId: number, contentType: string, isProfilePicture: boolean, now: number, expiresAt: number) => {
+      live.assert(userId);
+      insertUploadStmt.run(key, userId, contentType, isProfilePicture ? 1 : 0, now, expiresAt);
+    },
+  );
+  /** pending → uploaded, for a live owner: 'gone' when the row is (its account removed, or swept). */
+  const markUploaded = sqlite.transaction((key: string, size: number): 'ok' | 'gone' | 'not_pending' => {
+    const row = uploadByKey.get(key);
+    if (!row) return 'gone';
+    live.assert(row.userId);
+    return markUploadedStmt.run(size, key).changes === 1 ? 'ok' : 'not_pending';
+  });
+  const claim = sqlite.transaction((key: string, userId: number): boolean => {
+    live.assert(userId);
+    return claimStmt.run(key, userId).changes === 1;
+  });
+  const setAltText = sqlite.transaction((postId: number, userId: number, altText: string): boolean => {
+    live.assert(userId);
+    return setAltTextStmt.get({ id: postId, user: userId, altText }) !== undefined;
   });
 
   type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };
   /** `userId` null: an operator's removal, with `record` run in the same transaction (domain/moderation-repository.ts). */
   const deletePost = sqlite.transaction((postId: number, userId: number | null, record?: (post: DeletedPost) => void): DeleteResult => {
+    if (userId !== null) live.assert(userId);
     const post = postForDelete.get(postId);
     if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
     if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
@@ -163,14 +199,15 @@ export function createMediaRepository(sqlite: Database.Database) {
   });
 
   return {
+    /** Throws 401 or 403 (domain/live-user.ts) unless the user is live and not suspended. */
     insertUpload(key: string, userId: number, contentType: string, isProfilePicture: boolean, now: number, expiresAt: number) {
-      insertUploadStmt.run(key, userId, contentType, isProfilePicture ? 1 : 0, now, expiresAt);
+      insertUpload.immediate(key, userId, contentType, isProfilePicture, now, expiresAt);
     },
     findUpload: (key: string) => uploadByKey.get(key),
-    /** pending → uploaded; false when the row is gone or no longer pending. */
-    markUploaded: (key: string, size: number) => markUploadedStmt.run(size, key).changes === 1,
-    /** uploaded → used, for its owner only; false when someone else got there first. */
-    claimUpload: (key: string, userId: number) => claimStmt.run(key, userId).changes === 1,
+    /** pending → uploaded; 'gone' when the row is gone, 'not_pending' when it was already received; 403 for a suspended owner. */
+    markUploaded: (key: string, size: number) => markUploaded.immediate(key, size),
+    /** uploaded → used, for its live owner only; false when someone else got there first. */
+    claimUpload: (key: string, userId: number) => claim.immediate(key, userId),
     /** used → uploaded, when making the post failed on our side so the user can retry. */
     releaseUpload: (key: string) => void releaseStmt.run(key),
     deleteUpload: (key: string) => void deleteUploadStmt.run(key),
@@ -179,10 +216,12 @@ export function createMediaRepository(sqlite: Database.Database) {
     staleUploads: (before: number, limit = 500) => staleUploadsStmt.all(before, limit),
     hasUpload: (key: string) => uploadExists.get(key) !== undefined,
 
-    insertPost: (post: NewPost) => insertPost.immediate(post),
+    /** The new post's id, or what the author's storage held when this post would pass `quotaBytes`; 401/403 unless live. */
+    insertPost: (post: NewPost, quotaBytes: number) => insertPost.immediate(post, quotaBytes),
     /** True when the post is the user's and now has this description. */
-    setAltText: (postId: number, userId: number, altText: string): boolean =>
-      setAltTextStmt.get({ id: postId, user: userId, altText }) !== undefined,
+    setAltText: (postId: number, userId: number, altText: string): boolean => setAltText.immediate(postId, userId, altText),
+    /** Whether the account still exists (removal may run while an image is processed). */
+    userExists: (userId: number) => live.exists(userId),
     profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,
     /** Bytes the user's images and waiting uploads take in storage. */
     storageUsed: (userId: number) => storageUsedStmt.get(userId, userId) ?? 0,

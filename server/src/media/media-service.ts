@@ -3,6 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { cleanText } from '../domain/text.js';
+import { accountGone } from '../domain/live-user.js';
 import type { AuthUser } from '../domain/users-repository.js';
 import {
   badRequest,
@@ -104,6 +105,22 @@ export function createMediaService(deps: MediaServiceDeps) {
   /** Bytes being received right now per user (the quota holds them as if stored). */
   const arriving = new Map<number, number>();
 
+  /**
+   * The raw upload's bytes. Removing the account deletes them (and the row) while the image
+   * may still wait for the limiter: that is the caller's account gone (401) or the upload gone
+   * (404), not a failure of ours.
+   */
+  async function readRaw(key: string, userId: number) {
+    if (!repo.userExists(userId)) throw accountGone();
+    try {
+      return await storage.read(key);
+    } catch (err) {
+      if (!repo.userExists(userId)) throw accountGone();
+      if (!repo.findUpload(key)) throw notFound('This upload no longer exists: start the upload again.');
+      throw err;
+    }
+  }
+
   async function removeQuietly(key: string) {
     try {
       await storage.delete(key);
@@ -168,8 +185,18 @@ export function createMediaService(deps: MediaServiceDeps) {
         const counter = { bytes: 0 };
         // Streamed to a temp file and renamed into place; a failure leaves nothing behind.
         await storage.write(input.key, capBody(input.body, maxBytes, counter), input.ct);
-        if (!repo.markUploaded(input.key, counter.bytes)) {
+        let marked: ReturnType<MediaRepository['markUploaded']>;
+        try {
+          // Checks that the owner still exists and is not suspended, in the same transaction.
+          marked = repo.markUploaded(input.key, counter.bytes);
+        } catch (err) {
           await removeQuietly(input.key);
+          throw err;
+        }
+        if (marked !== 'ok') {
+          // The row went while the bytes arrived (the account removed, or the upload swept): nothing stays behind.
+          await removeQuietly(input.key);
+          if (marked === 'gone') throw notFound('This upload no longer exists: start the upload again.');
           throw conflict('This upload was cancelled: start the upload again.');
         }
         return { ok: true as const };
@@ -209,9 +236,13 @@ export function createMediaService(deps: MediaServiceDeps) {
         // S3 uploads never pass through us: the object itself says whether it arrived.
         const stored = storage.driver === 's3' ? await storage.stat(row.key) : null;
         if (!stored) throw conflict('The file has not been uploaded yet.');
-        repo.markUploaded(row.key, stored.size);
+        if (repo.markUploaded(row.key, stored.size) === 'gone') throw notFound('No such upload: upload the file first.');
       }
-      if (!repo.claimUpload(row.key, user.id)) throw conflict('This upload was already used for a post.');
+      // Inside its transaction: the caller still exists and is not suspended (401 or 403 otherwise).
+      if (!repo.claimUpload(row.key, user.id)) {
+        if (!repo.findUpload(row.key)) throw notFound('No such upload: upload the file first.');
+        throw conflict('This upload was already used for a post.');
+      }
 
       const size = repo.findUpload(row.key)?.size ?? 0;
       if (size > maxBytes) {
@@ -226,20 +257,23 @@ export function createMediaService(deps: MediaServiceDeps) {
       let postid: number;
       const createdAt = now();
       try {
-        const processed = await limiter.run(async () => processImage(await storage.read(row.key), { maxPixels, maxBytes }));
+        const processed = await limiter.run(async () => processImage(await readRaw(row.key, user.id), { maxPixels, maxBytes }));
         image = { width: processed.width, height: processed.height, mediumWidth: processed.medium?.width ?? 0 };
         // The quota counts what is stored: the processed images (this upload's raw bytes no longer count).
         const storedBytes = processed.display.length + processed.thumb.length + (processed.medium?.data.length ?? 0);
         if (quotaBytes > 0) {
+          // Early, to spare the storage writes; the insert below checks again, atomically.
           const used = repo.storageUsed(user.id);
           if (used + storedBytes > quotaBytes) throw quotaExceeded(quotaBytes, used, storedBytes);
         }
+        // Set before the first write: whatever of them lands is removed if the post is not made.
+        stored = true;
         await storage.write(displayKey(mediaKey), processed.display, 'image/webp');
         await storage.write(thumbKey(mediaKey), processed.thumb, 'image/webp');
         if (processed.medium) await storage.write(mediumKey(mediaKey), processed.medium.data, 'image/webp');
-        stored = true;
-        // Only now that the images are stored does the post (and its counters) exist.
-        postid = repo.insertPost({
+        // Only now that the images are stored does the post (and its counters) exist, and only if its
+        // author still exists, is not suspended and has room: one transaction checks all three.
+        const inserted = repo.insertPost({
           userId: user.id,
           caption,
           altText,
@@ -251,7 +285,9 @@ export function createMediaService(deps: MediaServiceDeps) {
           mediumWidth: image.mediumWidth,
           createdAt,
           storedBytes,
-        });
+        }, quotaBytes);
+        if ('overQuota' in inserted) throw quotaExceeded(quotaBytes, inserted.overQuota, storedBytes);
+        postid = inserted.id;
       } catch (err) {
         if (stored || !(err instanceof HttpError)) {
           // Our side failed (storage, database): undo what was written.

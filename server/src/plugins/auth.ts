@@ -14,10 +14,8 @@ import {
   type VerifyToken,
 } from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
-import { HttpError, unauthorized } from '../errors.js';
-
-const accountSuspended = () =>
-  new HttpError(403, 'account_suspended', 'An operator has suspended your account. GET /api/me says why.');
+import { accountSuspended } from '../domain/live-user.js';
+import { unauthorized } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -55,3 +55,28 @@ t.test('a full account cannot start or send an upload', async (t) => {
   t.equal(full.statusCode, 413);
   t.match(full.json(), { error: 'storage_quota_exceeded', message: /^Your storage is full: you use [\d.]+ KB of your [\d.]+ KB\. Delete some posts to make room\.$/ });
 });
+
+t.test('20 create-posts at once near the quota, 4 images at a time, end at or below it', async (t) => {
+  const photo = await makeJpeg(640, 480);
+  const size = await storedSize(photo);
+  const quota = 4_000_000;
+  const { app, createUser } = await buildTestApp(t, { USER_STORAGE_QUOTA_BYTES: String(quota), IMAGE_CONCURRENCY: '4' });
+  const alice = await createUser('alice');
+  const keys: string[] = [];
+  for (let i = 0; i < 20; i++) keys.push(await upload(app, alice.token, photo));
+  // Already stored: all but room for two and a half of these posts.
+  const filler = quota - Math.floor(size * 2.5);
+  app.database.sqlite
+    .prepare(`INSERT INTO posts (user_id, caption, media_key, width, height, created_at, stored_bytes) VALUES (?, 'filler', 'filler', 1, 1, 1, ?)`)
+    .run(alice.id, filler);
+
+  const answers = await Promise.all(keys.map((s3Key, i) => createPost(app, alice.token, { s3Key, caption: `at once ${i}` })));
+  const statuses = answers.map((a) => a.statusCode);
+  const made = statuses.filter((s) => s === 201).length;
+  t.ok(statuses.every((s) => s === 201 || s === 413 || s === 503), `only 201, 413 and 503: ${statuses.join(' ')}`);
+  const used = (await app.inject({ url: '/api/storage', headers: bearer(alice.token) })).json().usedBytes as number;
+  t.comment(`quota ${quota} bytes, ${made} posts of ${size} bytes made, ${used} bytes used (${(used / quota).toFixed(4)} of the quota)`);
+  t.ok(used <= quota, `at or below the quota: ${used} <= ${quota}`);
+  t.equal(made, 2, 'the two that fit are made');
+  t.equal(used, filler + made * size, 'what is used is what the posts store');
+});
