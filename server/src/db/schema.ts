@@ -277,8 +277,10 @@ export const revokedTokens = sqliteTable(
 );
 
 /**
- * One person blocking another (domain/blocks-repository.ts). Neither then sees the
- * other's posts or comments, nor can follow, like or comment on the other's posts.
+ * One person blocking another (domain/blocks-repository.ts; the rule is in docs/api.md,
+ * "Blocks and anonymity"). A block by name (post_id null) hides each one's named posts,
+ * comments and profile from the other; a block of an anonymous post's author (post_id set)
+ * hides that one post from the blocker and nothing else, so it never names or links its author.
  */
 export const blocks = sqliteTable(
   'blocks',
@@ -292,10 +294,20 @@ export const blocks = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     /** Made as "block the author of this post" on an anonymous post: the blocker is never shown who. */
     viaAnonymousPost: integer('via_anonymous_post', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * The anonymous post it was made on (blocks made since migration 0017): it hides that post
+     * only. No foreign key: the block outlives the post, so its author stays unable to reach
+     * the blocker. Null for a block by name, and for anonymous-post blocks made before 0017,
+     * which keep acting as a block by name that never shows the name.
+     */
+    postId: integer('post_id'),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
-    uniqueIndex('blocks_pair_unique').on(t.blockerId, t.blockedId),
+    // One block by name per pair; any number of anonymous-post blocks (one per post).
+    uniqueIndex('blocks_named_pair_unique').on(t.blockerId, t.blockedId).where(sql`${t.postId} IS NULL`),
+    // One block per post and blocker; NULLs differ, so it is also the blocker's list of blocks.
+    uniqueIndex('blocks_blocker_post_unique').on(t.blockerId, t.postId),
     index('blocks_blocked_idx').on(t.blockedId, t.blockerId),
   ],
 );

@@ -13,32 +13,45 @@ export interface BlockRow {
 }
 
 /**
- * Blocking. A block hides each person's posts and comments from the other in every
- * feed, profile and search (the read statements check the blocks table; a viewer
- * with users.block_count = 0 skips those checks), forbids follows, likes and
- * comments between them, and removes a follow either way, with its counters, in the
- * same transaction. A block made as "the author of this post" on an anonymous post
- * never tells its maker who that is: the list shows no name, and their profile
- * answers as if there were no such user.
+ * Blocking; the rule is docs/api.md's "Blocks and anonymity".
+ *
+ * A block by name (post_id null) hides each person's named posts, their comments shown with
+ * their name, and their profile from the other in every feed, profile, search, list and
+ * bell (the read statements check the blocks table; a viewer with users.block_count = 0
+ * skips those checks), forbids follows, likes and comments on named posts between them, and
+ * removes a follow either way, with its counters, in the same transaction. It never changes
+ * which anonymous posts either of them sees.
+ *
+ * A block made as "the author of this post" on an anonymous post (post_id set) hides that one
+ * post from its maker and nothing else: not the author's name, profile, other posts, comments,
+ * follows or notifications, since any of those vanishing would tell the maker who wrote it, or
+ * which other anonymous posts are by the same person. Its author can no longer like or comment
+ * on the maker's named posts, nor follow them.
  */
 export function createBlocksRepository(sqlite: Database.Database, posts: PostsRepository) {
   const target = sqlite.prepare<[string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
   );
-  const existing = sqlite.prepare<{ blocker: number; blocked: number }, { id: number; viaAnonymousPost: number }>(
-    'SELECT id, via_anonymous_post AS viaAnonymousPost FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked',
+  const existingNamed = sqlite.prepare<{ blocker: number; blocked: number }, { id: number; viaAnonymousPost: number }>(
+    'SELECT id, via_anonymous_post AS viaAnonymousPost FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked AND post_id IS NULL',
   );
   const blockedMe = sqlite.prepare<{ blocker: number; blocked: number }, number>(
-    'SELECT 1 FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked',
+    'SELECT 1 FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked AND post_id IS NULL',
   ).pluck();
-  const insert = sqlite.prepare<{ blocker: number; blocked: number; anonymous: number; now: number }>(
-    'INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, created_at) VALUES (@blocker, @blocked, @anonymous, @now)',
+  const insertNamed = sqlite.prepare<{ blocker: number; blocked: number; now: number }>(
+    'INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, created_at) VALUES (@blocker, @blocked, 0, @now)',
+  );
+  const insertForPost = sqlite.prepare<{ blocker: number; blocked: number; post: number; now: number }>(
+    `INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, post_id, created_at) VALUES (@blocker, @blocked, 1, @post, @now)
+     ON CONFLICT DO NOTHING`,
   );
   const makeNamed = sqlite.prepare<[number]>('UPDATE blocks SET via_anonymous_post = 0 WHERE id = ?');
   const remove = sqlite.prepare<[number]>('DELETE FROM blocks WHERE id = ?');
   const countBoth = sqlite.prepare<{ a: number; b: number; delta: number }>(
     'UPDATE users SET block_count = block_count + @delta WHERE id IN (@a, @b)',
   );
+  // A block of an anonymous post changes only what its maker's pages read, so only theirs counts it.
+  const countOne = sqlite.prepare<{ a: number; delta: number }>('UPDATE users SET block_count = block_count + @delta WHERE id = @a');
   // A follow either way goes, with the counters it moved (as follows-repository.ts's unfollow).
   const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
     'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
@@ -57,30 +70,34 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     FROM blocks b JOIN users u ON u.id = b.blocked_id
     WHERE b.blocker_id = ? AND u.deleted_at IS NULL
     ORDER BY b.created_at DESC, b.id DESC`);
-  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number }>(
-    'SELECT id, blocked_id AS blockedId FROM blocks WHERE id = @id AND blocker_id = @blocker',
+  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number; postId: number | null }>(
+    'SELECT id, blocked_id AS blockedId, post_id AS postId FROM blocks WHERE id = @id AND blocker_id = @blocker',
   );
 
-  const add = sqlite.transaction((blocker: number, blocked: number, anonymous: boolean): void => {
-    const found = existing.get({ blocker, blocked });
+  const addNamed = (blocker: number, blocked: number): void => {
+    const found = existingNamed.get({ blocker, blocked });
     if (found) {
       // Blocked again by name: from now on they may be shown by name in the list.
-      if (!anonymous && found.viaAnonymousPost === 1) makeNamed.run(found.id);
+      if (found.viaAnonymousPost === 1) makeNamed.run(found.id);
       return;
     }
     unread.pair(blocker, blocked, -1);
-    insert.run({ blocker, blocked, anonymous: anonymous ? 1 : 0, now: Date.now() });
+    insertNamed.run({ blocker, blocked, now: Date.now() });
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
       if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
     }
-  });
+  };
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
     live.assert(blocker);
     const row = own.get({ id: blockId, blocker });
     if (!row) return false;
     remove.run(row.id);
+    if (row.postId !== null) {
+      countOne.run({ a: blocker, delta: -1 });
+      return true;
+    }
     countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
     unread.pair(blocker, row.blockedId, 1);
     return true;
@@ -89,8 +106,8 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
   const byName = sqlite.transaction((me: number, username: string, block: boolean) => {
     live.assert(me);
     const other = namedTarget(me, username);
-    if (block) return add(me, other, false);
-    const row = existing.get({ blocker: me, blocked: other });
+    if (block) return addNamed(me, other);
+    const row = existingNamed.get({ blocker: me, blocked: other });
     if (row) lift(row.id, me);
   });
   const authorOf = sqlite.transaction((me: number, postId: number) => {
@@ -98,13 +115,18 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     const post = posts.findVisible(postId, me);
     if (!post) throw notFound('This post does not exist.');
     if (post.userId === me) throw badRequest('This is your own post.');
-    add(me, post.userId, post.isAnonymous === 1);
+    if (post.isAnonymous === 0) return addNamed(me, post.userId);
+    // This post only: hiding the author's other anonymous posts would link them to this one.
+    if (insertForPost.run({ blocker: me, blocked: post.userId, post: post.id, now: Date.now() }).changes === 1) {
+      countOne.run({ a: me, delta: 1 });
+    }
   });
 
   /** Someone the caller may block by name: they exist for the caller (see users-repository's publicProfile). */
   function namedTarget(me: number, username: string): number {
     const user = target.get(username);
-    const hidden = user && (blockedMe.get({ blocker: user.id, blocked: me }) !== undefined || existing.get({ blocker: me, blocked: user.id })?.viaAnonymousPost === 1);
+    const hidden =
+      user && (blockedMe.get({ blocker: user.id, blocked: me }) !== undefined || existingNamed.get({ blocker: me, blocked: user.id })?.viaAnonymousPost === 1);
     if (!user || hidden) throw notFound(`There is no user named "${username}".`);
     if (user.id === me) throw badRequest('You cannot block yourself.');
     return user.id;

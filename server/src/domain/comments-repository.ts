@@ -4,7 +4,7 @@ import { forbidden, notFound } from '../errors.js';
 import { createLiveUserCheck } from './live-user.js';
 import { createUnreadAdjust } from './notifications-repository.js';
 import type { Keyset } from './paging.js';
-import type { PostsRepository } from './posts-repository.js';
+import { NOT_BLOCKED_BY_NAME, type PostsRepository } from './posts-repository.js';
 import { commentView, type CommentRow, type CommentView } from './views.js';
 
 /**
@@ -12,12 +12,13 @@ import { commentView, type CommentRow, type CommentView } from './views.js';
  * the same transaction as the write.
  */
 export function createCommentsRepository(sqlite: Database.Database, posts: PostsRepository) {
-  const list = sqlite.prepare<{ postId: number; viewer: number; ts: number; id: number; limit: number }, CommentRow>(`
+  // A block by name hides the other's comments, but not an anonymous post's author commenting on it:
+  // shown without a name, hiding it would name them (docs/api.md, "Blocks and anonymity").
+  const list = sqlite.prepare<{ postId: number; viewer: number; anonymousAuthor: number; ts: number; id: number; limit: number }, CommentRow>(`
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
     FROM comments c JOIN users u ON u.id = c.user_id
     WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id) AND c.hidden = 0
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = c.user_id)
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.user_id AND b.blocked_id = @viewer)
+      AND (c.user_id = @anonymousAuthor OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))
     ORDER BY c.created_at, c.id
     ${limitBy('@limit')}`);
   // recipient_id: who the comment notifies (notifications-repository.ts), nobody on one's own post.
@@ -61,11 +62,14 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     live.assert(user.id);
     const post = posts.findVisible(postId, user.id);
     if (!post) throw notFound('This post does not exist.');
+    if (posts.refusesInteraction(post, user.id)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
     const createdAt = Date.now();
     const notify = post.userId === user.id ? 0 : 1;
     const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null)!;
     bumpPost.run(1, postId);
-    bumpAuthorNotified.run({ author: post.userId, notify, at: createdAt });
+    // Between people with a block by name (only possible on an anonymous post): kept out of the bell, as out of the screen.
+    const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(user.id, post.userId) ? 0 : notify;
+    bumpAuthorNotified.run({ author: post.userId, notify: counts, at: createdAt });
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
   });
 
@@ -93,7 +97,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     list(postId: number, viewerId: number, after: Keyset, limit: number): CommentView[] {
       const post = posts.findVisible(postId, viewerId);
       if (!post) throw notFound('This post does not exist.');
-      return list.all({ postId, viewer: viewerId, ts: after.createdAt, id: after.id, limit }).map((c) => commentView(c, post, viewerId));
+      return list.all({ postId, viewer: viewerId, anonymousAuthor: post.isAnonymous === 1 ? post.userId : 0, ts: after.createdAt, id: after.id, limit }).map((c) => commentView(c, post, viewerId));
     },
     add: (postId: number, user: { id: number; username: string }, content: string) => add.immediate(postId, user, content),
     delete: (commentId: number, userId: number) => del.immediate(commentId, userId),

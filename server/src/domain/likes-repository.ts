@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { conflict, notFound } from '../errors.js';
+import { conflict, forbidden, notFound } from '../errors.js';
 import { createLiveUserCheck } from './live-user.js';
 import type { PostsRepository } from './posts-repository.js';
 
@@ -48,14 +48,18 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
     const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
     const notify = post.userId === userId ? 0 : 1;
+    // A like between people with a block by name (only possible on an anonymous post) is kept
+    // out of the bell, as the Notifications screen leaves it out (notifications-repository.ts).
+    const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(userId, post.userId) ? 0 : notify;
+    if (like && posts.refusesInteraction(post, userId)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
     if (like) {
       const at = Date.now();
       if (insert.run(postId, userId, at, notify ? post.userId : null).changes === 0) throw conflict('You already like this post.');
-      bumpAuthor.run({ author: post.userId, notify, at });
+      bumpAuthor.run({ author: post.userId, notify: counts, at });
     } else {
       const removed = remove.get(postId, userId);
       if (!removed) throw conflict('You do not like this post.');
-      unbumpAuthor.run({ author: post.userId, notify: removed.recipientId === null ? 0 : 1, at: removed.createdAt });
+      unbumpAuthor.run({ author: post.userId, notify: removed.recipientId === null ? 0 : counts, at: removed.createdAt });
     }
     const { likeCount } = bumpPost.get(like ? 1 : -1, postId)!;
     return { likeCount, likedByUser: like };

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import type { CommentsRepository } from './comments-repository.js';
 import { createLiveUserCheck } from './live-user.js';
-import type { PostsRepository } from './posts-repository.js';
+import { NOT_BLOCKED_BY_NAME, type PostsRepository } from './posts-repository.js';
 import { createSuspensionSteps } from './suspension.js';
 
 export type ReportKind = 'post' | 'comment';
@@ -66,12 +66,12 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
 export function createModerationRepository(sqlite: Database.Database, posts: PostsRepository, comments: CommentsRepository) {
   const suspension = createSuspensionSteps(sqlite);
 
-  // A comment the reporter can see: not hidden, on a post they can see, by someone without a block between them.
+  // A comment the reporter can see: not hidden, on a post they can see, by someone without a block
+  // by name between them, or by the anonymous post's author (shown without a name; comments-repository.ts).
   const visibleComment = sqlite.prepare<{ id: number; viewer: number }, { postId: number; userId: number }>(`
-    SELECT c.post_id AS postId, c.user_id AS userId FROM comments c
+    SELECT c.post_id AS postId, c.user_id AS userId FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = @id AND c.hidden = 0
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = c.user_id)
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.user_id AND b.blocked_id = @viewer)`);
+      AND ((p.is_anonymous = 1 AND c.user_id = p.user_id) OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))`);
   const insertReport = sqlite.prepare<{ reporter: number; post: number; comment: number | null; reason: ReportReason; note: string; now: number }>(`
     INSERT INTO reports (reporter_id, post_id, comment_id, reason, note, created_at)
     VALUES (@reporter, @post, @comment, @reason, @note, @now)`);

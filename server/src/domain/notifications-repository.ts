@@ -83,11 +83,14 @@ function isAfter(a: Position, b: Position): boolean {
 }
 
 // Who counts, for recipient `r` (a column or parameter) and actor `a`: not suspended, not
-// blocked either way. users.block_count = 0 (nearly everyone) skips the two block probes.
+// blocked by name either way. users.block_count = 0 (nearly everyone) skips the two block probes.
+// A block of an anonymous post's author (blocks.post_id set) changes no bell: the blocker's
+// would lose that author's likes, comments and follows, and so learn who wrote the post.
 const visibleActor = (r: string, a: string) => `
   (SELECT suspended_at IS NULL AND deleted_at IS NULL FROM users WHERE id = ${a})
   AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
-    SELECT 1 FROM blocks WHERE (blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r})))`;
+    SELECT 1 FROM blocks WHERE ((blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r}))
+      AND post_id IS NULL))`;
 
 /**
  * Likes to `r` (a column or parameter) as `l`: on r's posts, found per post by the likes

@@ -22,9 +22,24 @@ export interface Viewer {
   blockCount: number;
 }
 
-/** No block either way between `@viewer` and the user in `column` (blocks_pair_unique, blocks_blocked_idx). */
-const NOT_BLOCKED = (column: string) => `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = ${column})
-      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ${column} AND b.blocked_id = @viewer)`;
+/**
+ * No block by name either way between `@viewer` and the user in `column` (blocks_blocked_idx).
+ * Blocks of an anonymous post's author (blocks.post_id set) never hide anything named: they
+ * would name the author (docs/api.md, "Blocks and anonymity").
+ */
+export const NOT_BLOCKED_BY_NAME = (column: string, viewer = '@viewer') => `NOT EXISTS (SELECT 1 FROM blocks b
+      WHERE b.blocked_id = ${column} AND b.blocker_id = ${viewer} AND b.post_id IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = ${viewer} AND b.blocker_id = ${column} AND b.post_id IS NULL)`;
+
+/**
+ * Whether `@viewer` may see a post aliased `p`: a named post unless a block by name stands
+ * between them; an anonymous post unless the viewer blocked its author through it.
+ * Anonymous posts are never hidden by a block by name, either way: which anonymous posts
+ * vanish would tell whose they are.
+ */
+const POST_SEEN = `CASE WHEN p.is_anonymous = 1
+      THEN NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.post_id = p.id)
+      ELSE ${NOT_BLOCKED_BY_NAME('p.user_id')} END`;
 
 interface PageParams {
   viewer: number;
@@ -78,23 +93,30 @@ export function createPostsRepository(sqlite: Database.Database) {
     ${limitBy('@limit')}`);
 
   // The same for a viewer with blocks (users.block_count > 0), in the query so a page is
-  // still full: the people on either side of their blocks, read with the page, become one
-  // small index SQLite builds once per page and probes per post walked. (Two probes of the
-  // blocks table per post instead cost 54 → 89 µs per page at the reference scale.)
+  // still full: the people on either side of their blocks by name and the anonymous posts
+  // they blocked, read with the page, become small indexes SQLite builds once per page and
+  // probes per post walked. (Two probes of the blocks table per post instead cost 54 → 89 µs
+  // per page at the reference scale.) A block by name hides named posts only: anonymous
+  // posts stay, or which ones vanished would say whose they are (docs/api.md).
   // Everyone else keeps the statement above and pays nothing for blocking.
-  const discoverBlocking = arrayRows<PageParams & { blocked: string }, PostRow>(sqlite, `
+  const discoverBlocking = arrayRows<PageParams & { blocked: string; posts: string }, PostRow>(sqlite, `
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
     WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')}
-      AND p.user_id NOT IN (SELECT value FROM json_each(@blocked))
+      AND (p.is_anonymous = 1 OR p.user_id NOT IN (SELECT value FROM json_each(@blocked)))
+      AND p.id NOT IN (SELECT value FROM json_each(@posts))
     ORDER BY p.created_at DESC, p.id DESC
     ${limitBy('@limit')}`);
 
-  // Everyone on the other side of a block with @viewer, either way (blocks_pair_unique, blocks_blocked_idx).
+  // Everyone on the other side of a block by name with @viewer, either way (blocks_blocker_post_unique, blocks_blocked_idx).
   const blockedBothWays = sqlite.prepare<{ viewer: number }, number>(`
-    SELECT blocked_id FROM blocks WHERE blocker_id = @viewer
-    UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer`).pluck();
+    SELECT blocked_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NULL
+    UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer AND post_id IS NULL`).pluck();
+  // The anonymous posts @viewer blocked the author of (blocks_blocker_post_unique).
+  const blockedPosts = sqlite.prepare<{ viewer: number }, number>(
+    'SELECT post_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NOT NULL',
+  ).pluck();
 
   // Following, first try: walk the newest public posts (covering posts_public_feed_idx)
   // and keep those whose author the viewer follows, looking at most @scan posts back.
@@ -196,13 +218,16 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY c.created_at, c.id`);
 
   // For a viewer with blocks, the posts whose first comments include someone on the other
-  // side of a block: the first ones they may see, never kept (they are theirs alone).
+  // side of a block by name: the first ones they may see, never kept (they are theirs alone).
+  // An anonymous post's author commenting on it is shown without a name, so stays: hiding it
+  // would name them.
   const firstCommentsBlocking = arrayRows<{ ids: string; blocked: string }, CommentRow>(sqlite, `
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
     FROM json_each(@ids) j
     JOIN comments c ON c.id IN (
       SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0
-        AND c2.user_id NOT IN (SELECT value FROM json_each(@blocked))
+        AND (c2.user_id NOT IN (SELECT value FROM json_each(@blocked))
+          OR c2.user_id = (SELECT a.user_id FROM posts a WHERE a.id = j.value AND a.is_anonymous = 1))
       ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
     JOIN users u ON u.id = c.user_id
     ORDER BY c.created_at, c.id`);
@@ -217,7 +242,16 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
     FROM posts p JOIN users u ON u.id = p.user_id
     WHERE p.id = @post AND p.is_profile_picture = 0 AND p.hidden = 0 AND u.deleted_at IS NULL
-      AND ${NOT_BLOCKED('p.user_id')}`);
+      AND ${POST_SEEN}`);
+  // The author blocked the viewer through one of the viewer's anonymous posts: the viewer
+  // still sees their named posts (hiding them would tell the author nothing, but the viewer
+  // would learn who blocked them only by what vanished), and may no longer like, comment or follow.
+  const namedEitherWay = sqlite.prepare<{ viewer: number; other: number }, number>(
+    `SELECT 1 WHERE NOT (${NOT_BLOCKED_BY_NAME('@other')})`,
+  ).pluck();
+  const refusedByAuthor = sqlite.prepare<{ author: number; viewer: number }, number>(
+    'SELECT 1 FROM blocks WHERE blocked_id = @viewer AND blocker_id = @author AND post_id IS NOT NULL LIMIT 1',
+  ).pluck();
 
   /**
    * A page of rows with the first comments of its posts: kept ones while their post's
@@ -246,19 +280,24 @@ export function createPostsRepository(sqlite: Database.Database) {
         for (const r of missing) keptComments.set(r.id, { count: r.commentCount, epoch, rows: byPost.get(r.id) ?? [] });
       }
     }
-    if (viewer.blockCount > 0 && byPost.size > 0) withoutBlocked(byPost, blocked ?? blockedBothWays.all({ viewer: viewer.id }));
+    if (viewer.blockCount > 0 && byPost.size > 0) withoutBlocked(byPost, rows, blocked ?? blockedBothWays.all({ viewer: viewer.id }));
     return { rows, comments: byPost };
   }
 
   /**
    * The first comments everyone sees are the viewer's too unless one of them is by
-   * someone on the other side of a block: only those posts' are read again, without them.
+   * someone on the other side of a block by name (and shown with their name: an anonymous
+   * post's author commenting on it is not): only those posts' are read again, without them.
    */
-  function withoutBlocked(byPost: Map<number, CommentRow[]>, blocked: number[]) {
+  function withoutBlocked(byPost: Map<number, CommentRow[]>, rows: PostRow[], blocked: number[]) {
     if (blocked.length === 0) return;
     const hidden = new Set(blocked);
+    const anonymousAuthor = new Map<number, number>();
+    for (const r of rows) if (r.isAnonymous === 1) anonymousAuthor.set(r.id, r.userId);
     const again: number[] = [];
-    for (const [postId, list] of byPost) if (list.some((c) => hidden.has(c.userId))) again.push(postId);
+    for (const [postId, list] of byPost) {
+      if (list.some((c) => hidden.has(c.userId) && anonymousAuthor.get(postId) !== c.userId)) again.push(postId);
+    }
     if (again.length === 0) return;
     // New lists: the kept ones are shared by every viewer.
     for (const postId of again) byPost.set(postId, []);
@@ -281,7 +320,8 @@ export function createPostsRepository(sqlite: Database.Database) {
     discover: read((viewer: Viewer, before: Keyset, limit: number) => {
       if (viewer.blockCount === 0) return withComments(discover.all(page(viewer.id, before, limit)), viewer);
       const blocked = blockedBothWays.all({ viewer: viewer.id });
-      return withComments(discoverBlocking.all({ ...page(viewer.id, before, limit), blocked: JSON.stringify(blocked) }), viewer, blocked);
+      const params = { ...page(viewer.id, before, limit), blocked: JSON.stringify(blocked), posts: JSON.stringify(blockedPosts.all({ viewer: viewer.id })) };
+      return withComments(discoverBlocking.all(params), viewer, blocked);
     }),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
     // Blocking removes follows both ways and forbids new ones, so these pages need no block check.
@@ -319,8 +359,17 @@ export function createPostsRepository(sqlite: Database.Database) {
     /** What anyone sees on a profile: never the anonymous posts. */
     publicPosts: read((owner: number, viewer: Viewer, before: Keyset, limit: number) =>
       withComments(publicOfUser.all({ ...page(viewer.id, before, limit), owner }), viewer)),
-    /** A post `viewer` may see, like and comment on: listable, not hidden, and no block between them and its author. */
+    /** A post `viewer` may see: listable, not hidden, and not hidden from them by a block (POST_SEEN). */
     findVisible: (postId: number, viewer: number) => visible.get({ post: postId, viewer }),
+    /**
+     * Whether `viewer` may not like or comment on `post` although they see it: a named post
+     * whose author blocked them through one of their anonymous posts. Anonymous posts take
+     * likes and comments from everyone who sees them: a refusal would say whose they are.
+     */
+    refusesInteraction: (post: VisiblePost, viewer: number) =>
+      post.isAnonymous === 0 && post.userId !== viewer && refusedByAuthor.get({ author: post.userId, viewer }) !== undefined,
+    /** Whether a block by name stands between the two, either way. */
+    blockedByNameEitherWay: (a: number, b: number) => namedEitherWay.get({ viewer: a, other: b }) !== undefined,
   };
 }
 

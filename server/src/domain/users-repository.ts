@@ -234,21 +234,25 @@ export function createUsersRepository(sqlite: Database.Database) {
       likes_received AS likesReceived, comments_received AS commentsReceived,
       follower_count AS followerCount, following_count AS followingCount
     FROM users WHERE id = ?`);
-  // A suspended account has no profile; a block either way decides what the viewer is shown
-  // (isBlocked: the viewer blocked them by name; hiddenFromViewer: they blocked the viewer,
-  // or the viewer blocked them as the author of an anonymous post, which must not name them).
+  // A suspended account has no profile; a block by name either way decides what the viewer is
+  // shown (isBlocked: the viewer blocked them by name; hiddenFromViewer: they blocked the viewer
+  // by name, or the viewer blocked them on an anonymous post before blocks named the post, a
+  // block that must not name them). A block of one anonymous post's author (post_id set) changes
+  // nothing here, either way: a profile that vanished would name the post's author.
   const publicProfile = sqlite.prepare<{ viewer: number; name: string }, PublicProfileRow & { hiddenFromViewer: number }>(`
     SELECT u.id, u.username, u.profile_picture_key AS pictureKey, u.public_post_count AS publicPostCount,
       u.follower_count AS followerCount, u.following_count AS followingCount,
       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = u.id) AS isFollowing,
-      EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = u.id AND b.via_anonymous_post = 0) AS isBlocked,
-      (EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = u.id AND b.blocked_id = @viewer)
-        OR EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.blocked_id = u.id AND b.via_anonymous_post = 1)) AS hiddenFromViewer
+      EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = u.id AND b.blocker_id = @viewer AND b.post_id IS NULL
+        AND b.via_anonymous_post = 0) AS isBlocked,
+      (EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = @viewer AND b.blocker_id = u.id AND b.post_id IS NULL)
+        OR EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = u.id AND b.blocker_id = @viewer AND b.post_id IS NULL
+          AND b.via_anonymous_post = 1)) AS hiddenFromViewer
     FROM users u WHERE u.username = @name COLLATE NOCASE AND u.deleted_at IS NULL AND u.suspended_at IS NULL`);
-  // Everyone a viewer with blocks must not find: blocked by them or blocking them.
+  // Everyone a viewer with blocks must not find: blocked by them by name or blocking them by name.
   const blockedEitherWay = sqlite.prepare<{ viewer: number }, number>(`
-    SELECT blocked_id FROM blocks WHERE blocker_id = @viewer
-    UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer`).pluck();
+    SELECT blocked_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NULL
+    UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer AND post_id IS NULL`).pluck();
   // Prefix matches walk users_username_nocase_unique as a range; the rest is a
   // substring scan run only when the prefix part leaves room.
   const prefixMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`

@@ -128,7 +128,7 @@ t.test('removing a suspended account, and removing things while suspended, keeps
   t.match(postCounters(db, alicePost.id), { likeCount: 0, commentCount: 0, likes: 0, comments: 0 });
 });
 
-t.test('blocking hides both ways and stops follows, likes and comments', async (t) => {
+t.test('blocking by name hides named content both ways, stops follows, likes and comments, and leaves anonymous posts alone', async (t) => {
   const { app, createUser } = await buildTestApp(t);
   const db = app.database.sqlite;
   const ann = await createUser('ann');
@@ -155,7 +155,7 @@ t.test('blocking hides both ways and stops follows, likes and comments', async (
   t.match(userCounters(db, ben.id), { followerCount: 1, followingCount: 0 }, "cat's follow of ben stays");
 
   const ids = (page: Page) => page.map((p) => p.postid);
-  t.same(ids((await asAnn('GET', '/api/discover-posts')).json), [catPost.id, annPost.id], "the blocker sees none of ben's posts, anonymous ones included");
+  t.same(ids((await asAnn('GET', '/api/discover-posts')).json), [catPost.id, annPost.id, benSecret.id], "the blocker sees none of ben's named posts; anonymous ones stay (docs/api.md)");
   t.same(ids((await asBen('GET', '/api/discover-posts')).json), [catPost.id, benSecret.id, benPost.id], 'the blocked sees none of theirs');
   t.same(ids((await asCat('GET', '/api/discover-posts')).json), [catPost.id, annPost.id, benSecret.id, benPost.id], 'others see all');
   const annCat = ((await asAnn('GET', '/api/discover-posts')).json as Page)[0]!;
@@ -178,6 +178,11 @@ t.test('blocking hides both ways and stops follows, likes and comments', async (
   t.equal((await asBen('POST', '/api/like', { postId: annPost.id })).status, 404);
   t.equal((await asBen('POST', '/api/comment', { postId: annPost.id, comment: 'hey' })).status, 404, 'no comments either way');
   t.equal((await asAnn('POST', '/api/comment', { postId: benPost.id, comment: 'hey' })).status, 404);
+  const benUnread = (await asBen('GET', '/api/notifications/unread')).json.unread;
+  t.equal((await asAnn('POST', '/api/like', { postId: benSecret.id })).status, 201, 'an anonymous post takes a like from anyone who sees it: a refusal would name its author');
+  t.equal((await asAnn('POST', '/api/comment', { postId: benSecret.id, comment: 'anon ok' })).status, 201);
+  t.same(((await asBen('GET', `/api/comment?postId=${benSecret.id}`)).json as unknown[]).length, 0, "but ann's named comment stays hidden from ben");
+  t.equal((await asBen('GET', '/api/notifications/unread')).json.unread, benUnread, 'and nothing of ann reaches his bell');
   t.equal((await asBen('POST', '/api/account/ann/block')).status, 404, 'ann does not exist for ben');
 
   const list = (await asAnn('GET', '/api/blocks')).json.blocks;
@@ -189,7 +194,7 @@ t.test('blocking hides both ways and stops follows, likes and comments', async (
   t.match(db.prepare('SELECT block_count FROM users WHERE id IN (?, ?)').all(ann.id, ben.id), [{ block_count: 0 }, { block_count: 0 }]);
 });
 
-t.test('blocking the author of an anonymous post never says who it is', async (t) => {
+t.test('blocking the author of an anonymous post hides that post only and never says who it is', async (t) => {
   const { app, createUser } = await buildTestApp(t);
   const db = app.database.sqlite;
   const ann = await createUser('ann');
@@ -207,9 +212,8 @@ t.test('blocking the author of an anonymous post never says who it is', async (t
   const list = await asAnn('GET', '/api/blocks');
   t.match(list.json.blocks, [{ username: null, profilePictureUrl: null }], 'the list shows no name');
   t.notMatch(list.body, /benedict/);
-  t.same(((await asAnn('GET', '/api/discover-posts')).json as Page).map((p) => p.postid), [own.id], 'their posts are gone');
-  t.equal((await asAnn('GET', '/api/view-user-posts?username=benedict')).status, 404, 'their profile answers as if there were no such user');
-  t.equal((await asAnn('POST', '/api/account/benedict/block')).status, 404, 'so the block cannot be confirmed by name');
+  t.same(((await asAnn('GET', '/api/discover-posts')).json as Page).map((p) => p.postid), [own.id, benPublic.id], 'that post is gone, nothing else');
+  t.equal((await asAnn('GET', '/api/view-user-posts?username=benedict')).status, 200, 'their profile is as it was');
   t.equal((await asAnn('DELETE', '/api/blocks/999')).status, 404);
   t.same((await asAnn('DELETE', `/api/blocks/${list.json.blocks[0].blockId}`)).json, { blocked: false });
   t.same(((await asAnn('GET', '/api/discover-posts')).json as Page).map((p) => p.postid), [own.id, benPublic.id, secret.id]);

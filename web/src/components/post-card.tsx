@@ -115,8 +115,11 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   }
 
   async function blockAuthor() {
-    const who = post.isAnonymous ? 'the author of this post' : name;
-    if (!window.confirm(`Block ${who}? You will not see each other's posts or comments, and neither can follow, like or comment on the other's posts.`)) return;
+    // docs/api.md, "Blocks and anonymity": a block made on an anonymous post hides that post only.
+    const question = post.isAnonymous
+      ? "Block the author of this post? You will not see this post again, and its author can no longer follow you or like or comment on your posts. You are not told who they are, and their other posts stay: hiding them would tell you."
+      : `Block ${name}? You will not see each other's posts or comments (anonymous posts stay as they are, so they never tell whose they are), and neither can follow, like or comment on the other's posts.`;
+    if (!window.confirm(question)) return;
     try {
       await api.blockAuthorOf(post.postid);
       (onAuthorBlocked ?? ((p: Post) => onDelete(p.postid)))(post);
