@@ -69,6 +69,8 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(report.getByRole('list', { name: 'Reasons given' })).toContainText('Spam');
       await expect(report.getByRole('list', { name: 'Reasons given' })).toContainText(note);
       await expect(admin.figure('Open reports')).not.toHaveText('0');
+      // The page says who the operators are (the embedded provider lists the accounts; Keycloak's role decides there).
+      if (provider === 'embedded') await expect(admin.operators).toContainText(operator.username);
       await opPage.screenshot({ path: testInfo.outputPath(`admin-${name}.png`), fullPage: true });
 
       const reason = uniqueText('Off topic: no beer in sight');

@@ -5,16 +5,21 @@ import type { TokenClaims } from './verify.js';
 /** ADMIN_USERNAMES names this account (embedded provider only; README, "Operators"). */
 export const isAdminUsername = (auth: AuthConfig, username: string) => auth.adminUsernames.includes(username.toLowerCase());
 
-/**
- * Whether a verified token's holder is an operator. Decided here from the token
- * and the server's own settings, never from anything the client says: the realm
- * role OPERATOR_ROLE in `realm_access.roles` (Keycloak puts realm roles there, and
- * the embedded provider gives it to its first account and to ADMIN_USERNAMES),
- * or, with the embedded provider, a name in ADMIN_USERNAMES now (so a change of
- * the setting holds without signing in again).
- */
-export function isOperator(auth: AuthConfig, claims: TokenClaims, username: string): boolean {
+/** The realm role OPERATOR_ROLE in `realm_access.roles`, where Keycloak puts realm roles. */
+export function hasOperatorRole(claims: TokenClaims): boolean {
   const roles = (claims as { realm_access?: { roles?: unknown } }).realm_access?.roles;
-  if (Array.isArray(roles) && roles.includes(OPERATOR_ROLE)) return true;
-  return auth.provider === 'embedded' && isAdminUsername(auth, username);
+  return Array.isArray(roles) && roles.includes(OPERATOR_ROLE);
+}
+
+/**
+ * Whether a verified token's holder is an operator, decided by the server, never from
+ * anything the client says. With an external provider: the realm role in the token.
+ * With the embedded provider: the account's own grant (`hasGrant`,
+ * domain/operators-repository.ts), asked only then; the role in the tokens it issues
+ * only mirrors that grant, and is not trusted on its own, so taking a name off
+ * ADMIN_USERNAMES holds at once, and a name freed by a removed operator grants nothing.
+ */
+export function isOperator(auth: AuthConfig, claims: TokenClaims, hasGrant: () => boolean): boolean {
+  if (auth.provider !== 'embedded') return hasOperatorRole(claims);
+  return hasGrant();
 }

@@ -361,3 +361,29 @@ export const moderationActions = sqliteTable(
   },
   (t) => [index('moderation_actions_target_idx').on(t.targetUserId, t.createdAt)],
 );
+
+/**
+ * Operator rights of the embedded provider, held by an account (domain/operators-repository.ts):
+ * the server's first account, and the account that held a name in ADMIN_USERNAMES when it was
+ * first seen listed. A name is granted once: the row stays when its account is removed (the users
+ * row stays too, as a tombstone), so a newcomer who takes a freed operator name gets nothing.
+ * Unused with an external provider, where the realm role decides.
+ */
+export const operatorGrants = sqliteTable(
+  'operator_grants',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id),
+    /** The name it was granted to, lower case: for a listed grant, the ADMIN_USERNAMES entry that must stay listed. */
+    name: text('name').notNull(),
+    reason: text('reason', { enum: ['first_account', 'admin_usernames'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // Each name is granted once, ever.
+    uniqueIndex('operator_grants_name_unique').on(sql`${t.name} COLLATE NOCASE`),
+    // And there is one first account.
+    uniqueIndex('operator_grants_first_unique').on(t.reason).where(sql`${t.reason} = 'first_account'`),
+  ],
+);

@@ -150,6 +150,13 @@ export const SuspendedUser = Type.Object({
   created_at: Type.String(),
 });
 
+/** An operator of the embedded provider: the account and why it holds the role. */
+export const Operator = Type.Object({
+  username: Type.String(),
+  grantedAs: Type.Union([Type.Literal('first_account'), Type.Literal('admin_usernames')]),
+  since: Type.String(),
+});
+
 /** GET /api/admin/overview: everything the operator page shows, in one request. */
 export const AdminOverview = Type.Object({
   figures: Type.Object({
@@ -162,6 +169,14 @@ export const AdminOverview = Type.Object({
   reports: Type.Array(AdminReport),
   suspended: Type.Array(SuspendedUser),
   actions: Type.Array(ModerationAction),
+  /**
+   * Who is an operator. `accounts` (embedded provider): the accounts holding an operator grant in
+   * effect, oldest first. `provider_role` (oidc): the provider's realm role decides; nobody is listed.
+   */
+  operators: Type.Object({
+    source: Type.Union([Type.Literal('accounts'), Type.Literal('provider_role')]),
+    accounts: Type.Array(Operator),
+  }),
 });
 
 /** One person the caller blocked; `username` is null when blocked as "the author of this post" on an anonymous post. */

@@ -1,7 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { issueAccessToken } from '../auth/issue.js';
-import { isAdminUsername } from '../auth/operators.js';
 import { errorHandler } from '../errors.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
@@ -69,7 +68,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (!user) return html(reply, 400, page(MESSAGES.wrongCredentials), csrfToken);
     // Said only to someone who gave the right password: it tells them nothing about anyone else.
     if (user.suspendedAt !== null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
-    const operator = account.isFirst || isAdminUsername(config.auth, account.username);
+    // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
+    // the token's role only mirrors it, for clients that read it.
+    const operator = fastify.operators.isOperator(user.id);
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;

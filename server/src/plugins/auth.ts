@@ -15,6 +15,7 @@ import {
 } from '../auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from '../domain/users-repository.js';
 import { accountSuspended } from '../domain/live-user.js';
+import { createOperatorsRepository, type OperatorsRepository } from '../domain/operators-repository.js';
 import { unauthorized } from '../errors.js';
 
 declare module 'fastify' {
@@ -25,6 +26,8 @@ declare module 'fastify' {
     /** Tokens ended by logout (auth/revocations.ts). */
     revocations: Revocations;
     users: UsersRepository;
+    /** Operator grants of the embedded provider's accounts (auth/operators.ts decides who is one). */
+    operators: OperatorsRepository;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
@@ -56,6 +59,7 @@ export default fp(
     fastify.decorate('verifyToken', verifyToken);
     fastify.decorate('revocations', revocations);
     fastify.decorate('users', users);
+    fastify.decorate('operators', createOperatorsRepository(fastify.database.sqlite, config.auth));
     fastify.decorateRequest('user', null as unknown as AuthUser);
     fastify.decorateRequest('tokenClaims', null as unknown as TokenClaims);
 

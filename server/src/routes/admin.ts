@@ -25,7 +25,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { moderation, media, writes } = fastify;
 
   fastify.addHook('preHandler', async (request) => {
-    if (!isOperator(fastify.config.auth, request.tokenClaims, request.user.username)) {
+    if (!isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id))) {
       throw forbidden('Only operators can do this.');
     }
   });
@@ -53,6 +53,10 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),
+      operators:
+        fastify.config.auth.provider === 'embedded'
+          ? { source: 'accounts' as const, accounts: fastify.operators.list().map((o) => ({ username: o.username, grantedAs: o.reason, since: iso(o.createdAt) })) }
+          : { source: 'provider_role' as const, accounts: [] },
     };
   });
 

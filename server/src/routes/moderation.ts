@@ -32,7 +32,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const suspension = request.user.suspendedAt === null ? undefined : moderation.suspensionOf(request.user.id);
     return {
       username: request.user.username,
-      isOperator: isOperator(fastify.config.auth, request.tokenClaims, request.user.username),
+      isOperator: isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id)),
       suspension: suspension ? { reason: suspension.reason, created_at: iso(suspension.createdAt) } : null,
     };
   });

@@ -5,11 +5,14 @@ export class AdminPage {
   readonly heading: Locator;
   readonly reports: Locator;
   readonly log: Locator;
+  /** Who is an operator (embedded provider: the accounts holding the role). */
+  readonly operators: Locator;
 
   constructor(private readonly page: Page) {
     this.heading = page.getByRole('heading', { level: 1, name: 'Moderation' });
     this.reports = page.getByRole('region', { name: 'Open reports' }).getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Dismiss' }) });
     this.log = page.getByRole('list', { name: 'Operator actions, newest first' });
+    this.operators = page.getByRole('region', { name: 'Operators' });
   }
 
   async goto(): Promise<void> {

@@ -99,7 +99,7 @@ export function AdminPage() {
     );
   }
 
-  const { figures, reports, suspended, actions } = overview;
+  const { figures, reports, suspended, actions, operators } = overview;
   return (
     <div className={`${page.page} ${styles.wide}`}>
       <h1 className={page.title}>Moderation</h1>
@@ -176,6 +176,28 @@ export function AdminPage() {
                 >
                   Lift suspension
                 </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="operators-heading" className={styles.section}>
+        <h2 id="operators-heading" className={styles.sectionTitle}>
+          Operators
+        </h2>
+        {operators.source === 'provider_role' ? (
+          <p className={styles.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
+        ) : (
+          <ul className={styles.rows} aria-label="Operators">
+            {operators.accounts.map((o) => (
+              <li key={o.username} className={styles.row}>
+                <div className={styles.rowText}>
+                  <strong>{o.username}</strong>
+                  <span className={styles.meta}>
+                    {o.grantedAs === 'first_account' ? 'The first account' : 'Named in ADMIN_USERNAMES'}, since {formatDate(o.since)}
+                  </span>
+                </div>
               </li>
             ))}
           </ul>
