@@ -1,3 +1,4 @@
+import { cleanText } from '../domain/text.js';
 import type { FieldErrors } from './accounts-service.js';
 import { IDP_CSS_VERSION } from './styles.js';
 
@@ -89,12 +90,19 @@ interface FieldOptions {
   extra?: string;
 }
 
+/**
+ * What a one-line field shows back after a refused submit: cleaned as the API cleans text
+ * (domain/text.ts: no control, direction or invisible characters, NFC), and on one line.
+ * A name typed with U+202E comes back without it, so the page never shows it reversed.
+ */
+export const echoValue = (value: string) => cleanText(value).replace(/[\n\t\u200C\u200D]/g, '');
+
 function field(o: FieldOptions): string {
   const described = [o.error ? `${o.id}-error` : '', o.hint ? `${o.id}-hint` : ''].filter(Boolean).join(' ');
   return `<div class="field">
 <label for="${o.id}">${escapeHtml(o.label)}</label>
 <input id="${o.id}" name="${o.id}" type="${o.type}" autocomplete="${o.autocomplete}" required${
-    o.value !== undefined && o.type !== 'password' ? ` value="${escapeHtml(o.value)}"` : ''
+    o.value !== undefined && o.type !== 'password' ? ` value="${escapeHtml(echoValue(o.value))}"` : ''
   }${o.error ? ' aria-invalid="true"' : ''}${described ? ` aria-describedby="${described}"` : ''}${o.extra ? ` ${o.extra}` : ''}>
 ${o.hint ? `<p class="hint" id="${o.id}-hint">${escapeHtml(o.hint)}</p>\n` : ''}${
     o.error ? `<p class="field-error" id="${o.id}-error">${escapeHtml(o.error)}</p>\n` : ''

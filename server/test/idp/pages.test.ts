@@ -321,3 +321,20 @@ t.test('every authorize asks for credentials again (no single-sign-on session)',
   t.equal(again.headers.location, undefined);
   t.match(again.body, /Username or email/);
 });
+
+t.test('the sign-in and sign-up pages clean what they show back as the API cleans text', async (t) => {
+  const { app, config } = await buildTestApp(t);
+  const typed = 'ev\u202Eil\u0007\u200B\u2066name\u0000\n\u001B[31m';
+  const signInForm = await openForm(app, config, 'authorize');
+  const signInRes = await submit(app, config, 'authorize', { username: typed, password: 'wrong password 123', csrf_token: signInForm.csrf }, signInForm.cookie);
+  const signUpForm = await openForm(app, config, 'signup');
+  const signUpRes = await submit(app, config, 'signup', { username: typed, email: `x\u202E@example.test\u0001`, password: 'a fine long password 77', csrf_token: signUpForm.csrf }, signUpForm.cookie);
+  for (const [page, res] of [['sign-in', signInRes], ['sign-up', signUpRes]] as const) {
+    t.equal(res.statusCode, 400, `${page}: refused`);
+    // eslint-disable-next-line no-control-regex -- the characters that must not come back
+    t.notMatch(res.body, /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200B]/, `${page}: no control or direction character in the page`);
+    t.notMatch(res.body, /&#(8238|7|0|27|8203|8294);/, `${page}: not even escaped`);
+    t.match(res.body, /id="username" name="username"[^>]*value="evilname\[31m"/, `${page}: the rest of what was typed is kept`);
+  }
+  t.match(signUpRes.body, /value="x@example\.test"/, 'the e-mail too');
+});
