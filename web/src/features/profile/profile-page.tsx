@@ -85,7 +85,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     if (
       !summary.isBlocked &&
       !window.confirm(
-        `Block ${username}? You will not see each other's posts or comments, neither can follow, like or comment on the other's posts, and any follow between you ends.`,
+        `Block ${username}? You will not see each other's posts or comments (anonymous posts stay as they are, so they never tell whose they are), neither can follow, like or comment on the other's posts, and any follow between you ends.`,
       )
     )
       return;
@@ -168,7 +168,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         {summary.isBlocked ? (
           <EmptyState
             title={`You blocked ${name}`}
-            text="You don't see each other's posts or comments. Unblock to see their posts again."
+            text="You don't see each other's named posts or comments. Unblock to see their posts again."
           />
         ) : list.items.length === 0 && list.done ? (
           <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="This user hasn't shared any shower beer moments yet." />
