@@ -10,6 +10,7 @@ import { ProfilePage } from './pages/profile-page';
 import { SearchPage } from './pages/search-page';
 import type { ProviderKind } from './pages/sign-in-page';
 import {
+  accessToken,
   createPostViaApi,
   expect,
   makeImage,
@@ -81,7 +82,7 @@ async function audit(page: Page, testInfo: TestInfo, screen: string, only?: stri
 
 /** An API call with the signed-in page's token (for the content a screen needs; the screens themselves are used as people do). */
 async function call(page: Page, method: 'GET' | 'POST' | 'PATCH', path: string, data?: unknown): Promise<unknown> {
-  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const token = await accessToken(page);
   const res = await page.request.fetch(path, { method, headers: { authorization: `Bearer ${token}` }, data });
   expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
   return res.json();

@@ -2,7 +2,7 @@ import { AccountPage } from './pages/account-page';
 import { LoginPage } from './pages/login-page';
 import { NavBar } from './pages/nav-bar';
 import { SignInPage } from './pages/sign-in-page';
-import { expect, newUser, signIn, signUp, test } from './fixtures';
+import { expect, newUser, signIn, signUp, test, TOKEN_KEY } from './fixtures';
 
 test.describe('session', () => {
   test('the login page starts the implicit flow with the spec parameters', async ({ page, baseURL }) => {
@@ -64,12 +64,12 @@ test.describe('session', () => {
     await page.goto('/app/account#access_token=eyJhbGciOiJSUzI1NiJ9.e30.sig&token_type=Bearer&state=forged');
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole('alert')).toHaveText('That sign-in could not be verified. Please try again.');
-    expect(await page.evaluate(() => sessionStorage.length === 0 || !Object.keys(sessionStorage).includes('sb.accessToken'))).toBe(true);
+    expect(await page.evaluate((key) => sessionStorage.length === 0 || !Object.keys(sessionStorage).includes(key), TOKEN_KEY)).toBe(true);
   });
 
   test('a token the API refuses (401) ends the session', async ({ page }) => {
     await page.goto('/');
-    await page.evaluate(() => sessionStorage.setItem('sb.accessToken', 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln'));
+    await page.evaluate((key) => sessionStorage.setItem(key, 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln'), TOKEN_KEY);
     await page.goto('/app/discover');
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole('alert')).toHaveText('Your session has ended. Please log in again.');

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Browser, type Page } from '@playwright/test';
 import sharp from 'sharp';
+import { TOKEN_KEY } from '../../web/src/lib/first-requests';
 import { ensureOperator, keycloakUrl } from './keycloak-admin';
 import { LoginPage } from './pages/login-page';
 import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
 
-export { expect };
+export { expect, TOKEN_KEY };
 
 /** The two screens the features beyond the spec are checked on: a phone (390×844) and a desktop. */
 export const PHONE_AND_DESKTOP = [
@@ -158,7 +159,7 @@ export async function createPostViaApi(
   /** The photo's size: the default is too small for the server to make a 768-px rendition of it. */
   size = { width: 64, height: 48 },
 ): Promise<void> {
-  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const token = await accessToken(page);
   const headers = { authorization: `Bearer ${token}` };
   const presign = await page.request.post('/api/presign-upload', {
     headers,
@@ -187,10 +188,15 @@ export function collectDialogs(page: Page): string[] {
 
 /** The viewed user's follower list as the spec's call answers it (`GET /api/account/{username}/followers`). */
 export async function followerNames(page: Page, username: string): Promise<string[]> {
-  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const token = await accessToken(page);
   const res = await page.request.get(`/api/account/${encodeURIComponent(username)}/followers`, {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(res.status()).toBe(200);
   return ((await res.json()) as { username: string }[]).map((f) => f.username);
+}
+
+/** The signed-in page's access token, where the app keeps it (web/src/lib/first-requests.ts). */
+export function accessToken(page: Page): Promise<string | null> {
+  return page.evaluate((key) => sessionStorage.getItem(key), TOKEN_KEY);
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { admin, keycloakUrl, passwordGrant, REALM, userId } from './keycloak-admin';
 import { LoginPage } from './pages/login-page';
 import { SignInPage } from './pages/sign-in-page';
-import { expect, newUser, signUp, test } from './fixtures';
+import { accessToken, expect, newUser, signUp, test } from './fixtures';
 
 test.describe('Keycloak’s own promises', () => {
   test.beforeEach(({ provider }) => {
@@ -57,7 +57,7 @@ test.describe('Keycloak’s own promises', () => {
 
   test('the API refuses a token of another realm or another client (401), and takes the app’s own', async ({ page, provider, request }) => {
     await signUp(page, provider);
-    const own = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+    const own = await accessToken(page);
     const call = (token: string) => request.get('/api/user-posts', { headers: { authorization: `Bearer ${token}` } });
     expect((await call(own!)).status()).toBe(200);
 

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { SignInPage } from './pages/sign-in-page';
-import { expect, makeImage, PHONE_AND_DESKTOP, signIn, signUp, test, uniqueText } from './fixtures';
+import { accessToken, expect, makeImage, PHONE_AND_DESKTOP, signIn, signUp, test, uniqueText } from './fixtures';
 
 /** Photos in their own shape (web/src/lib/photo-frame.ts): the frame is the photo's ratio within 4:5 … 1.91:1. */
 const clamp = (ratio: number) => Math.min(1.91, Math.max(4 / 5, ratio));
@@ -26,7 +26,7 @@ const PHOTOS: Shot[] = [
 
 /** Posts a photo file through the API with the signed-in page's token (presign → PUT → create-post). */
 async function postPhoto(page: Page, file: string, caption: string): Promise<{ mediumUrl: string | null; s3Url: string }> {
-  const token = await page.evaluate(() => sessionStorage.getItem('sb.accessToken'));
+  const token = await accessToken(page);
   const headers = { authorization: `Bearer ${token}` };
   const presign = await page.request.post('/api/presign-upload', { headers, data: { fileName: 'p.jpg', fileType: 'image/jpeg' } });
   expect(presign.ok()).toBe(true);

@@ -2,15 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Post } from '../domain/api-shapes.js';
-import { badRequest, notFound } from '../errors.js';
+import { IdParam, Post } from '../domain/api-shapes.js';
+import { ErrorBody, notFound } from '../errors.js';
 import type { MediaService } from './media-service.js';
 
 export interface MediaRoutesOptions {
   service: MediaService;
 }
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
 /**
  * The error answers of the /api routes here, all `{ error, message }` (errors.ts): 4xx the
  * client's (401, 403 incl. a suspended account, 404, 409, 413, 415, 422, 429 past the write
@@ -27,7 +26,8 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   fastify.post(
     '/api/presign-upload',
     {
-      preHandler: fastify.authenticate,
+      // onRequest, as every /api route (routes/api.ts): no token, a 401 before any body is read.
+      onRequest: fastify.authenticate,
       schema: {
         body: Type.Object(
           {
@@ -49,7 +49,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   fastify.post(
     '/api/create-post',
     {
-      preHandler: fastify.authenticate,
+      onRequest: fastify.authenticate,
       schema: {
         body: Type.Object(
           {
@@ -75,7 +75,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   fastify.get(
     '/api/storage',
     {
-      preHandler: fastify.authenticate,
+      onRequest: fastify.authenticate,
       schema: { response: { 200: Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() }), ...apiErrors } },
     },
     async (request) => service.storage(request.user),
@@ -84,16 +84,14 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   fastify.delete(
     '/api/post',
     {
-      preHandler: fastify.authenticate,
+      onRequest: fastify.authenticate,
       schema: {
-        querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
+        querystring: Type.Object({ postId: IdParam }),
         response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...apiErrors },
       },
     },
     async (request) => {
-      const { postId } = request.query;
-      if (!/^[1-9]\d{0,15}$/.test(postId)) throw badRequest('postId must be a post id (a positive whole number).');
-      return service.deletePost(request.user, Number(postId));
+      return service.deletePost(request.user, Number(request.query.postId));
     },
   );
 
@@ -101,17 +99,15 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   fastify.patch(
     '/api/post',
     {
-      preHandler: fastify.authenticate,
+      onRequest: fastify.authenticate,
       schema: {
-        querystring: Type.Object({ postId: Type.String({ maxLength: 20 }) }),
+        querystring: Type.Object({ postId: IdParam }),
         body: Type.Object({ altText: Type.String({ maxLength: 20_000 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ postid: Type.Integer(), altText: Type.String() }), ...apiErrors },
       },
     },
     async (request) => {
-      const { postId } = request.query;
-      if (!/^[1-9]\d{0,15}$/.test(postId)) throw badRequest('postId must be a post id (a positive whole number).');
-      return service.updateAltText(request.user, Number(postId), request.body.altText);
+      return service.updateAltText(request.user, Number(request.query.postId), request.body.altText);
     },
   );
 

@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
-import { Comment, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../domain/api-shapes.js';
+import { Comment, IdParam, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../domain/api-shapes.js';
 import { CURSOR_PATTERN } from '../domain/paging.js';
 import { ErrorBody } from '../errors.js';
 
-export { Comment, ErrorBody, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
+export { Comment, ErrorBody, IdParam, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
 
 /** A post or comment id: a number or a numeric string (JSON bodies carry either). */
 export const Id = Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,14}$' }), Type.Integer({ minimum: 1 })]);
-export const IdParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$' });
 
 export const PageQuery = Type.Object(
   {
