@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { createUnreadAdjust } from './notifications-repository.js';
+import { createCounters } from './counters.js';
 import { createSuspensionSteps } from './suspension.js';
 
 export interface RemovedAccount {
@@ -27,50 +27,33 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
   const mediaKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ?').pluck();
   const mediumKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ? AND medium_width > 0').pluck();
   const uploadKeys = sqlite.prepare<[number], string>('SELECT key FROM uploads WHERE user_id = ?').pluck();
+  // Its likes, comments and follows, once counters.accountRemoving took them out of everyone's counters.
   const steps = [
-    // Likes given: the liked posts' counts and their authors' totals (visible posts only count there).
-    `UPDATE users SET likes_received = likes_received - (
-       SELECT count(*) FROM likes l JOIN posts p ON p.id = l.post_id
-       WHERE l.user_id = @me AND p.user_id = users.id AND p.is_profile_picture = 0)
-     WHERE id IN (SELECT p.user_id FROM likes l JOIN posts p ON p.id = l.post_id WHERE l.user_id = @me) AND id <> @me`,
-    `UPDATE posts SET like_count = like_count - 1
-     WHERE id IN (SELECT post_id FROM likes WHERE user_id = @me) AND user_id <> @me`,
     'DELETE FROM likes WHERE user_id = @me',
-    // Comments written, likewise.
-    `UPDATE users SET comments_received = comments_received - (
-       SELECT count(*) FROM comments c JOIN posts p ON p.id = c.post_id
-       WHERE c.user_id = @me AND p.user_id = users.id AND p.is_profile_picture = 0)
-     WHERE id IN (SELECT p.user_id FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.user_id = @me) AND id <> @me`,
-    `UPDATE posts SET comment_count = comment_count - (SELECT count(*) FROM comments c WHERE c.post_id = posts.id AND c.user_id = @me)
-     WHERE id IN (SELECT post_id FROM comments WHERE user_id = @me) AND user_id <> @me`,
     'DELETE FROM comments WHERE user_id = @me',
-    // Follows both ways.
-    'UPDATE users SET follower_count = follower_count - 1 WHERE id IN (SELECT followee_id FROM follows WHERE follower_id = @me)',
-    'UPDATE users SET following_count = following_count - 1 WHERE id IN (SELECT follower_id FROM follows WHERE followee_id = @me)',
     'DELETE FROM follows WHERE follower_id = @me OR followee_id = @me',
     // Its posts take other people's likes and comments on them along (ON DELETE CASCADE).
     'DELETE FROM posts WHERE user_id = @me',
     'DELETE FROM uploads WHERE user_id = @me',
     'DELETE FROM idp_accounts WHERE id = @sub',
     // "~" is outside every name a person can choose, so the tombstone never takes a real name.
-    `UPDATE users SET deleted_at = @now, username = '~removed-' || id, email = NULL, profile_picture_key = NULL,
-       post_count = 0, public_post_count = 0, likes_received = 0, comments_received = 0,
-       follower_count = 0, following_count = 0, unread_notifications = 0
+    `UPDATE users SET deleted_at = @now, username = '~removed-' || id, email = NULL, profile_picture_key = NULL
      WHERE id = @me`,
   ].map((sql) => sqlite.prepare(sql));
 
   const suspension = createSuspensionSteps(sqlite);
-  const unread = createUnreadAdjust(sqlite);
+  const counters = createCounters(sqlite);
   const remove = sqlite.transaction((userId: number, now: number): RemovedAccount | null => {
     const user = live.get(userId);
     if (!user) return null;
     // A suspended account's likes, comments and follows count for nobody: counted back first, so the steps take them out once.
     suspension.lift(userId);
-    // What it made stops notifying: the bells it is in go down before its rows go.
-    unread.actor(userId, -1);
+    // What it made stops notifying and counting: the bells and counters it is in go down before its rows go.
+    counters.accountRemoving(userId);
     const removed = { mediaKeys: mediaKeys.all(userId), mediumKeys: mediumKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);
+    counters.accountRemoved(userId);
     return removed;
   });
 

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { badRequest, notFound } from '../errors.js';
 import { createLiveUserCheck } from './live-user.js';
-import { createUnreadAdjust } from './notifications-repository.js';
+import { createCounters } from './counters.js';
 import type { PostsRepository } from './posts-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
@@ -56,13 +56,8 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
   const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
     'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
   ).pluck();
-  const uncountFollow = sqlite.prepare<{ follower: number; followee: number }>(`
-    UPDATE users SET
-      follower_count = follower_count - (id = @followee),
-      following_count = following_count - (id = @follower)
-    WHERE id IN (@follower, @followee)`);
-  // What either made on the other's things stops notifying, and comes back when the block is lifted.
-  const unread = createUnreadAdjust(sqlite);
+  // What either made on the other's things stops notifying, and comes back when the block is lifted (counters.ts).
+  const counters = createCounters(sqlite);
   const live = createLiveUserCheck(sqlite);
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
@@ -81,11 +76,11 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       if (found.viaAnonymousPost === 1) makeNamed.run(found.id);
       return;
     }
-    unread.pair(blocker, blocked, -1);
+    counters.blockNotified(blocker, blocked, -1);
     insertNamed.run({ blocker, blocked, now: Date.now() });
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
-      if (follow.get({ follower, followee }) !== undefined) uncountFollow.run({ follower, followee });
+      if (follow.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
     }
   };
 
@@ -99,7 +94,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
       return true;
     }
     countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
-    unread.pair(blocker, row.blockedId, 1);
+    counters.blockNotified(blocker, row.blockedId, 1);
     return true;
   });
 

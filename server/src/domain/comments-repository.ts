@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { forbidden, notFound } from '../errors.js';
+import { createCounters } from './counters.js';
 import { createLiveUserCheck } from './live-user.js';
-import { createUnreadAdjust } from './notifications-repository.js';
 import type { Keyset } from './paging.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from './posts-repository.js';
 import { commentView, type CommentRow, type CommentView } from './views.js';
@@ -44,16 +44,8 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = ?`);
   const remove = sqlite.prepare<[number]>('DELETE FROM comments WHERE id = ?');
-  const bumpPost = sqlite.prepare<[number, number]>('UPDATE posts SET comment_count = comment_count + ? WHERE id = ?');
-  const bumpAuthor = sqlite.prepare<[number, number]>(
-    'UPDATE users SET comments_received = comments_received + ? WHERE id = ?',
-  );
-  // A new comment, with the author's bell (+1 for someone else's; notifications-repository.ts).
-  const bumpAuthorNotified = sqlite.prepare<{ author: number; notify: number; at: number }>(`
-    UPDATE users SET comments_received = comments_received + 1, unread_notifications = unread_notifications + @notify,
-      notified_at = max(notified_at, @at * @notify)
-    WHERE id = @author`);
-  const unread = createUnreadAdjust(sqlite);
+  // comment_count, the author's comments_received and their bell (counters.ts).
+  const counters = createCounters(sqlite);
 
   const live = createLiveUserCheck(sqlite);
 
@@ -66,10 +58,9 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     const createdAt = Date.now();
     const notify = post.userId === user.id ? 0 : 1;
     const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null)!;
-    bumpPost.run(1, postId);
     // Between people with a block by name (only possible on an anonymous post): kept out of the bell, as out of the screen.
     const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(user.id, post.userId) ? 0 : notify;
-    bumpAuthorNotified.run({ author: post.userId, notify: counts, at: createdAt });
+    counters.commentAdded(postId, post.userId, counts, createdAt);
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
   });
 
@@ -81,10 +72,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     remove.run(commentId);
     // A hidden comment (its author suspended) was already taken out of the counters (moderation-repository.ts).
     if (row.hidden === 1) return row;
-    bumpPost.run(-1, row.postId);
-    // Counters on users only cover visible posts.
-    if (row.isProfilePicture === 0) bumpAuthor.run(-1, row.authorId);
-    if (row.recipientId !== null) unread.forget(row.userId, row.recipientId, row.createdAt);
+    counters.commentRemoved(row);
     return row;
   };
   const del = sqlite.transaction((commentId: number, userId: number) => {

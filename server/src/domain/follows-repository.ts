@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { createCounters } from './counters.js';
 import { createLiveUserCheck } from './live-user.js';
 import { NOT_BLOCKED_BY_NAME } from './posts-repository.js';
 
@@ -29,17 +30,8 @@ export function createFollowsRepository(sqlite: Database.Database) {
   const remove = sqlite.prepare<[number, number], { createdAt: number }>(
     'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt',
   );
-  // The followee's row, with their bell (notifications-repository.ts): +1 for a new follower,
-  // -1 for one gone whose follow was unread. A follow only stands between people with no block.
-  const addFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
-    UPDATE users SET follower_count = follower_count + 1, unread_notifications = unread_notifications + 1,
-      notified_at = max(notified_at, @at)
-    WHERE id = @followee RETURNING follower_count AS followerCount`);
-  const dropFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
-    UPDATE users SET follower_count = follower_count - 1,
-      unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
-    WHERE id = @followee RETURNING follower_count AS followerCount`);
-  const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
+  // follower_count, following_count and the followee's bell (counters.ts).
+  const counters = createCounters(sqlite);
   const followers = sqlite.prepare<{ user: number }, { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
     WHERE f.followee_id = @user AND u.deleted_at IS NULL AND u.suspended_at IS NULL
@@ -72,13 +64,12 @@ export function createFollowsRepository(sqlite: Database.Database) {
     if (follow) {
       const at = Date.now();
       if (insert.run(followerId, followee.id, at).changes === 0) throw conflict('You already follow this user.');
-      ({ followerCount } = addFollower.get({ followee: followee.id, at })!);
+      followerCount = counters.followAdded(followerId, followee.id, at);
     } else {
       const removed = remove.get(followerId, followee.id);
       if (!removed) throw conflict('You do not follow this user.');
-      ({ followerCount } = dropFollower.get({ followee: followee.id, at: removed.createdAt })!);
+      followerCount = counters.followRemoved(followerId, followee.id, removed.createdAt);
     }
-    bumpFollowing.run(follow ? 1 : -1, followerId);
     return { following: follow, followerCount };
   });
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { conflict, forbidden, notFound } from '../errors.js';
+import { createCounters } from './counters.js';
 import { createLiveUserCheck } from './live-user.js';
 import type { PostsRepository } from './posts-repository.js';
 
@@ -26,19 +27,8 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
   const remove = sqlite.prepare<[number, number], { createdAt: number; recipientId: number | null }>(
     'DELETE FROM likes WHERE post_id = ? AND user_id = ? RETURNING created_at AS createdAt, recipient_id AS recipientId',
   );
-  const bumpPost = sqlite.prepare<[number, number], { likeCount: number }>(
-    'UPDATE posts SET like_count = like_count + ? WHERE id = ? RETURNING like_count AS likeCount',
-  );
-  // The author's row, with their bell (notifications-repository.ts): +1 for someone else's like;
-  // -1 when one taken back was unread. The caller sees the post, so no block stands between them.
-  const bumpAuthor = sqlite.prepare<{ author: number; notify: number; at: number }>(`
-    UPDATE users SET likes_received = likes_received + 1, unread_notifications = unread_notifications + @notify,
-      notified_at = max(notified_at, @at * @notify)
-    WHERE id = @author`);
-  const unbumpAuthor = sqlite.prepare<{ author: number; notify: number; at: number }>(`
-    UPDATE users SET likes_received = likes_received - 1,
-      unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at), 0)
-    WHERE id = @author`);
+  // like_count, the author's likes_received and their bell (counters.ts).
+  const counters = createCounters(sqlite);
 
   const live = createLiveUserCheck(sqlite);
 
@@ -52,16 +42,16 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
     // out of the bell, as the Notifications screen leaves it out (notifications-repository.ts).
     const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(userId, post.userId) ? 0 : notify;
     if (like && posts.refusesInteraction(post, userId)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
+    let likeCount: number;
     if (like) {
       const at = Date.now();
       if (insert.run(postId, userId, at, notify ? post.userId : null).changes === 0) throw conflict('You already like this post.');
-      bumpAuthor.run({ author: post.userId, notify: counts, at });
+      likeCount = counters.likeAdded(postId, post.userId, counts, at);
     } else {
       const removed = remove.get(postId, userId);
       if (!removed) throw conflict('You do not like this post.');
-      unbumpAuthor.run({ author: post.userId, notify: removed.recipientId === null ? 0 : counts, at: removed.createdAt });
+      likeCount = counters.likeRemoved(postId, post.userId, removed.recipientId === null ? 0 : counts, removed.createdAt);
     }
-    const { likeCount } = bumpPost.get(like ? 1 : -1, postId)!;
     return { likeCount, likedByUser: like };
   });
 

@@ -1,6 +1,10 @@
 import type Database from 'better-sqlite3';
 import { badRequest } from '../errors.js';
+import { createCounters } from './counters.js';
 import { createLiveUserCheck } from './live-user.js';
+import { commentsTo, likesTo, NEWEST_BEFORE, visibleActor } from './notification-rules.js';
+
+export { recountAllUnread } from './counters.js';
 
 /**
  * The Notifications screen and the bell, read from the likes, comments and follows
@@ -17,10 +21,10 @@ import { createLiveUserCheck } from './live-user.js';
  *
  * The bell's count is users.unread_notifications, moved in the same UPDATE of the
  * recipient's row that a like, comment or follow already makes for likes_received,
- * comments_received or follower_count (likes-, comments-, follows-repository.ts; a
+ * comments_received or follower_count (counters.ts: likeAdded, commentAdded, followAdded; a
  * trigger cost a like and unlike pair 45 µs more, measured on the reference set). What
  * removes one in bulk (a block, a suspension, a post's or an account's removal) moves it
- * here (createUnreadAdjust), by the rules the screen reads by: nothing by or towards
+ * in counters.ts, by the rules the screen reads by: nothing by or towards
  * someone blocked either way, nothing by a suspended person, no hidden comment.
  */
 
@@ -80,131 +84,6 @@ function isAfter(a: Position, b: Position): boolean {
   if (a.latestAt !== b.latestAt) return a.latestAt < b.latestAt;
   if (a.kind !== b.kind) return a.kind < b.kind;
   return a.postKey < b.postKey;
-}
-
-// Who counts, for recipient `r` (a column or parameter) and actor `a`: not suspended, not
-// blocked by name either way. users.block_count = 0 (nearly everyone) skips the two block probes.
-// A block of an anonymous post's author (blocks.post_id set) changes no bell: the blocker's
-// would lose that author's likes, comments and follows, and so learn who wrote the post.
-const visibleActor = (r: string, a: string) => `
-  (SELECT suspended_at IS NULL AND deleted_at IS NULL FROM users WHERE id = ${a})
-  AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
-    SELECT 1 FROM blocks WHERE ((blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r}))
-      AND post_id IS NULL))`;
-
-/**
- * Likes to `r` (a column or parameter) as `l`: on r's posts, found per post by the likes
- * primary key (post_id, created_at, user_id), not one's own; `range` limits created_at.
- */
-const likesTo = (r: string, range: string) => `
-  posts p JOIN likes l ON l.post_id = p.id AND ${range}
-  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND l.recipient_id IS NOT NULL`;
-
-/**
- * Comments to `r` (a column or parameter) as `c`: on r's posts, found per post by
- * comments_post_idx (post_id, created_at), not by the author, shown; `range` limits created_at.
- */
-const commentsTo = (r: string, range: string) => `
-  posts p JOIN comments c ON c.post_id = p.id AND ${range}
-  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND c.recipient_id IS NOT NULL AND c.hidden = 0`;
-
-/** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
-const UNREAD_COUNT = `
-  (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
-  + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
-  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
-
-/**
- * The created_at of user @user's newest notification before @before (ms), visible or not,
- * or null: two index seeks per post of the person. Where the Notifications screen's next day
- * is, and what users.notified_at is at least (migration 0016 filled it in the same way).
- */
-const NEWEST_BEFORE = `
-  (SELECT max(t) FROM (
-    SELECT max((SELECT l.created_at FROM likes l WHERE l.post_id = p.id AND l.created_at < @before
-            AND l.recipient_id IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)) AS t
-      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
-            AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
-      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
-            ORDER BY created_at DESC LIMIT 1)))`;
-
-/**
- * Moves the bells a block or a suspension changes, inside the caller's transaction, by
- * what they hide: reading only the actor's own likes, comments and follows (by user), so
- * its cost is that person's activity, never the recipients' whole history.
- */
-export function createUnreadAdjust(sqlite: Database.Database) {
-  // One notification taken back (a comment deleted, perhaps by an operator), if it counted.
-  const forget = sqlite.prepare<{ actor: number; recipient: number; at: number }>(`
-    UPDATE users SET unread_notifications = max(unread_notifications - 1, 0)
-    WHERE id = @recipient AND @at > notifications_seen_at AND ${visibleActor('@recipient', '@actor')}`);
-  // What is unread and counts on one post, for its author: before the post is deleted.
-  const authorOf = sqlite.prepare<[number], number>('SELECT user_id FROM posts WHERE id = ?').pluck();
-  const post = sqlite.prepare<{ post: number; author: number }>(`
-    UPDATE users SET unread_notifications = max(unread_notifications - (
-      SELECT count(*) FROM (
-        SELECT user_id AS actor, created_at AS at FROM likes WHERE post_id = @post AND recipient_id IS NOT NULL
-        UNION ALL SELECT user_id, created_at FROM comments WHERE post_id = @post AND recipient_id IS NOT NULL AND hidden = 0)
-      WHERE at > users.notifications_seen_at AND ${visibleActor('@author', 'actor')}), 0)
-    WHERE id = @author`);
-  // What @actor made towards @recipient that is unread and counts now; by @sign.
-  const pair = sqlite.prepare<{ actor: number; recipient: number; sign: number }>(`
-    UPDATE users SET unread_notifications = max(unread_notifications + @sign * (
-      SELECT count(*) FROM (
-        SELECT created_at AS at FROM likes WHERE user_id = @actor AND recipient_id = @recipient
-        UNION ALL SELECT created_at FROM comments WHERE user_id = @actor AND recipient_id = @recipient AND hidden = 0
-        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient)
-      WHERE at > users.notifications_seen_at), 0)
-    WHERE id = @recipient AND ${visibleActor('@recipient', '@actor')}`);
-  // Everything unread @actor made that counts now, per recipient; by @sign.
-  const actor = sqlite.prepare<{ actor: number; sign: number }>(`
-    WITH made AS (
-      SELECT recipient_id AS id, created_at AS at FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
-      UNION ALL SELECT recipient_id, created_at FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL AND hidden = 0
-      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor),
-    unread AS (
-      SELECT made.id, count(*) AS n FROM made JOIN users r ON r.id = made.id
-      WHERE made.at > r.notifications_seen_at AND ${visibleActor('made.id', '@actor')}
-      GROUP BY made.id)
-    UPDATE users SET unread_notifications = max(unread_notifications + @sign * unread.n, 0)
-    FROM unread WHERE users.id = unread.id`);
-  return {
-    /** Before a block between `a` and `b` is made (-1), or after it is lifted (+1). */
-    pair(a: number, b: number, sign: -1 | 1): void {
-      pair.run({ actor: a, recipient: b, sign });
-      pair.run({ actor: b, recipient: a, sign });
-    },
-    /** A comment deleted: its recipient's bell, if it counted there. */
-    forget(actor: number, recipient: number, at: number): void {
-      forget.run({ actor, recipient, at });
-    },
-    /** Before a post is deleted with its likes and comments. */
-    post(postId: number): void {
-      const author = authorOf.get(postId);
-      if (author !== undefined) post.run({ post: postId, author });
-    },
-    /**
-     * Before `user` is suspended (-1, while their comments still show), after it is lifted
-     * (+1), or before the account's likes, comments and follows are deleted (-1).
-     */
-    actor(user: number, sign: -1 | 1): void {
-      actor.run({ actor: user, sign });
-    },
-  };
-}
-
-/**
- * Everyone's bell and notified_at from the rows (the bench seed, and tests, after a bulk load
- * that moved neither).
- */
-export function recountAllUnread(sqlite: Database.Database): void {
-  sqlite
-    .prepare(`UPDATE users SET unread_notifications = (
-      SELECT ${UNREAD_COUNT.replaceAll('@user', 'u.id').replaceAll('@seen', 'u.notifications_seen_at')} FROM users u WHERE u.id = users.id),
-      notified_at = coalesce(${NEWEST_BEFORE.replaceAll('@user', 'users.id').replaceAll('@before', String(Number.MAX_SAFE_INTEGER))}, 0)`)
-    .run();
 }
 
 export function createNotificationsRepository(sqlite: Database.Database) {
@@ -313,12 +192,7 @@ export function createNotificationsRepository(sqlite: Database.Database) {
     }));
   }
 
-  const markSeen = sqlite.prepare<{ user: number; seen: number }>(`
-    UPDATE users SET notifications_seen_at = @seen, unread_notifications = (${UNREAD_COUNT})
-    WHERE id = @user`);
-  const markAllSeen = sqlite.prepare<{ user: number; seen: number }>(
-    'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
-  );
+  const counters = createCounters(sqlite);
   // Marking read never reaches past the newest notification there is, so an upTo from the
   // future cannot hide notifications that have not happened yet. Up to the newest (the usual
   // case: the screen was opened), nothing is left to count. users.notified_at is at or after
@@ -338,7 +212,7 @@ export function createNotificationsRepository(sqlite: Database.Database) {
       }
     }
     const target = Math.min(upTo, newest);
-    if (target > (seenAt.get(user) ?? 0)) (target === newest ? markAllSeen : markSeen).run({ user, seen: target });
+    if (target > (seenAt.get(user) ?? 0)) counters.notificationsSeen(user, target, target === newest);
     return unread.get(user) ?? 0;
   });
 

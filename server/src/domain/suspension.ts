@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { createUnreadAdjust } from './notifications-repository.js';
+import { createCounters } from './counters.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
@@ -17,29 +17,14 @@ import { createUnreadAdjust } from './notifications-repository.js';
  *   (account-removal-repository.ts).
  */
 export function createSuspensionSteps(sqlite: Database.Database) {
-  // Each count is grouped once per post or user it moves (UPDATE ... FROM), not counted
-  // again for every row it moves: suspending someone with 12,708 likes on 2,593 people's
-  // posts took 1.9 s in likes_received alone that way, at the bench's reference scale.
+  // The counters and bells it moves are counters.ts's (suspending, suspensionLifted).
   const steps = [
-    `WITH d AS (
-       SELECT p.user_id AS id, count(*) AS n FROM likes l JOIN posts p ON p.id = l.post_id
-       WHERE l.user_id = @user AND p.is_profile_picture = 0 GROUP BY p.user_id)
-     UPDATE users SET likes_received = likes_received + @sign * d.n FROM d WHERE users.id = d.id`,
-    'UPDATE posts SET like_count = like_count + @sign WHERE id IN (SELECT post_id FROM likes WHERE user_id = @user)',
-    `WITH d AS (
-       SELECT p.user_id AS id, count(*) AS n FROM comments c JOIN posts p ON p.id = c.post_id
-       WHERE c.user_id = @user AND p.is_profile_picture = 0 GROUP BY p.user_id)
-     UPDATE users SET comments_received = comments_received + @sign * d.n FROM d WHERE users.id = d.id`,
-    `WITH d AS (SELECT post_id AS id, count(*) AS n FROM comments WHERE user_id = @user GROUP BY post_id)
-     UPDATE posts SET comment_count = comment_count + @sign * d.n FROM d WHERE posts.id = d.id`,
-    'UPDATE users SET follower_count = follower_count + @sign WHERE id IN (SELECT followee_id FROM follows WHERE follower_id = @user)',
-    'UPDATE users SET following_count = following_count + @sign WHERE id IN (SELECT follower_id FROM follows WHERE followee_id = @user)',
     // Hiding a post moves feed_epoch (migration 0009's trigger); hiding a comment, comments_epoch (0004).
     'UPDATE posts SET hidden = (@sign < 0) WHERE user_id = @user',
     'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
   ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
   // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
-  const unread = createUnreadAdjust(sqlite);
+  const counters = createCounters(sqlite);
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
@@ -52,7 +37,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     isSuspended: (user: number) => suspended.get(user) !== undefined,
     /** Inside the caller's transaction. */
     suspend(user: number, reason: string, at: number) {
-      unread.actor(user, -1);
+      counters.suspending(user);
       apply(user, -1);
       mark.run({ user, at, reason });
     },
@@ -61,7 +46,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
       if (suspended.get(user) === undefined) return;
       apply(user, 1);
       mark.run({ user, at: null, reason: null });
-      unread.actor(user, 1);
+      counters.suspensionLifted(user);
     },
   };
 }

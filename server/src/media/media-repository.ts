@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { createLiveUserCheck } from '../domain/live-user.js';
-import { createUnreadAdjust } from '../domain/notifications-repository.js';
+import { createCounters } from '../domain/counters.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
 
@@ -88,9 +88,6 @@ export function createMediaRepository(sqlite: Database.Database) {
     `SELECT (SELECT coalesce(sum(stored_bytes), 0) FROM posts WHERE user_id = ?)
           + (SELECT coalesce(sum(size), 0) FROM uploads WHERE user_id = ? AND status = 'uploaded')`,
   ).pluck();
-  const countPostStmt = sqlite.prepare<[number, number]>(
-    'UPDATE users SET post_count = post_count + 1, public_post_count = public_post_count + ? WHERE id = ?',
-  );
   const setPictureStmt = sqlite.prepare<[string | null, number]>('UPDATE users SET profile_picture_key = ? WHERE id = ?');
   const pictureKeyStmt = sqlite.prepare<[number], { key: string | null }>(
     'SELECT profile_picture_key AS key FROM users WHERE id = ?',
@@ -105,14 +102,8 @@ export function createMediaRepository(sqlite: Database.Database) {
      FROM posts WHERE id = ?`,
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
-  const unread = createUnreadAdjust(sqlite);
-  const uncountPostStmt = sqlite.prepare<[number, number, number, number]>(
-    `UPDATE users SET post_count = MAX(post_count - 1, 0),
-                      public_post_count = MAX(public_post_count - ?, 0),
-                      likes_received = MAX(likes_received - ?, 0),
-                      comments_received = MAX(comments_received - ?, 0)
-     WHERE id = ?`,
-  );
+  // users.post_count and the rest, and the author's bell (domain/counters.ts).
+  const counters = createCounters(sqlite);
   const clearPictureStmt = sqlite.prepare<[number, string]>(
     'UPDATE users SET profile_picture_key = NULL WHERE id = ? AND profile_picture_key = ?',
   );
@@ -145,7 +136,7 @@ export function createMediaRepository(sqlite: Database.Database) {
     )!;
     // Profile pictures are posts too, but never shown in feeds nor counted.
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
-    else countPostStmt.run(post.isAnonymous ? 0 : 1, post.userId);
+    else counters.postCreated(post.userId, post.isAnonymous);
     return { id };
   });
 
@@ -179,11 +170,8 @@ export function createMediaRepository(sqlite: Database.Database) {
     if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
     if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
     record?.(post);
-    unread.post(postId); // its notifications leave the author's bell
+    counters.postDeleted(post); // its notifications leave the author's bell, the post its counters
     deletePostStmt.run(postId); // likes and comments go with it (ON DELETE CASCADE)
-    if (!post.isProfilePicture) {
-      uncountPostStmt.run(post.isAnonymous ? 0 : 1, post.likeCount, post.commentCount, post.userId);
-    }
     clearPictureStmt.run(post.userId, post.mediaKey);
     return {
       outcome: 'deleted',

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { createCounters, type Counters } from '../../src/domain/counters.js';
+
+const countersOf = new WeakMap<Database.Database, Counters>();
+/** The app's counter operations (src/domain/counters.ts) on this database, prepared once. */
+export function countersFor(sqlite: Database.Database): Counters {
+  let found = countersOf.get(sqlite);
+  if (!found) countersOf.set(sqlite, (found = createCounters(sqlite)));
+  return found;
+}
 
 export interface PostFactoryInput {
   userId: number;
@@ -11,7 +20,7 @@ export interface PostFactoryInput {
 
 /**
  * Inserts a post row directly (no upload pipeline), with a made-up media key,
- * keeping users.post_count / public_post_count right as create-post does.
+ * keeping the counters right as create-post does (counters.ts).
  */
 export function insertPost(sqlite: Database.Database, input: PostFactoryInput): { id: number; mediaKey: string; createdAt: number } {
   const mediaKey = `test-${randomUUID()}`;
@@ -28,11 +37,34 @@ export function insertPost(sqlite: Database.Database, input: PostFactoryInput): 
     if (picture) {
       sqlite.prepare('UPDATE users SET profile_picture_key = ? WHERE id = ?').run(mediaKey, input.userId);
     } else {
-      sqlite
-        .prepare('UPDATE users SET post_count = post_count + 1, public_post_count = public_post_count + ? WHERE id = ?')
-        .run(anonymous ? 0 : 1, input.userId);
+      countersFor(sqlite).postCreated(input.userId, anonymous === 1);
     }
     return { id, mediaKey, createdAt };
+  })();
+}
+
+const authorOf = (sqlite: Database.Database, postId: number) =>
+  sqlite.prepare<[number], number>('SELECT user_id FROM posts WHERE id = ?').pluck().get(postId)!;
+
+/**
+ * A comment row written around the API (no recipient: it rings no bell), with the counters it
+ * moves (counters.ts's commentAdded); returns its id.
+ */
+export function insertComment(sqlite: Database.Database, postId: number, userId: number, content: string, createdAt = Date.now()): number {
+  return sqlite.transaction(() => {
+    const { id } = sqlite
+      .prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?) RETURNING id')
+      .get(postId, userId, content, createdAt) as { id: number };
+    countersFor(sqlite).commentAdded(postId, authorOf(sqlite, postId), 0, createdAt);
+    return id;
+  })();
+}
+
+/** A like row written around the API (no recipient: it rings no bell), with the counters it moves (counters.ts's likeAdded). */
+export function insertLike(sqlite: Database.Database, postId: number, userId: number, createdAt = Date.now()): void {
+  sqlite.transaction(() => {
+    sqlite.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(postId, userId, createdAt);
+    countersFor(sqlite).likeAdded(postId, authorOf(sqlite, postId), 0, createdAt);
   })();
 }
 

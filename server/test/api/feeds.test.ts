@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildTestApp, bearer } from '../helpers.js';
 import { FOLLOWING_WALK_MIN, FOLLOWING_WINDOW } from '../../src/domain/posts-repository.js';
-import { client, countStatements, insertPost, insertPosts } from './factories.js';
+import { client, countStatements, insertComment, insertPost, insertPosts } from './factories.js';
 
 t.test('discover: Post shape, newest first, first 3 comments oldest first, likes of the caller', async (t) => {
   const { app, createUser } = await buildTestApp(t);
@@ -220,13 +220,8 @@ t.test('a feed page costs the same number of SQL statements whatever its size', 
   const asMe = client(app, me.token);
   await asMe('POST', '/api/account/other/follow');
   // Every post gets comments and a like, so every page needs first comments.
-  const addComment = db.prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?)');
-  const bump = db.prepare('UPDATE posts SET comment_count = comment_count + 1 WHERE id = ?');
   for (const id of ids) {
-    for (let i = 0; i < 4; i++) {
-      addComment.run(id, other.id, `c${i}`, Date.now() + i);
-      bump.run(id);
-    }
+    for (let i = 0; i < 4; i++) insertComment(db, id, other.id, `c${i}`, Date.now() + i);
   }
 
   const executed = countStatements(db, t);

@@ -5,7 +5,7 @@ import { NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
 import { postViews } from '../../src/domain/views.js';
 import { Posts } from '../../src/routes/api-schemas.js';
-import { insertPost } from '../api/factories.js';
+import { insertComment, insertPost } from '../api/factories.js';
 import { freshDatabase } from '../helpers.js';
 
 // Text that JSON must escape, or that is not ASCII, in every place user text goes.
@@ -27,10 +27,7 @@ function setUp(t: Test) {
   const cat = addUser('cat');
   insertPost(sqlite, { userId: ann, isProfilePicture: true });
   const addComment = (postId: number, userId: number, content: string, createdAt: number) =>
-    sqlite.transaction(() => {
-      sqlite.prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?)').run(postId, userId, content, createdAt);
-      sqlite.prepare('UPDATE posts SET comment_count = comment_count + 1 WHERE id = ?').run(postId);
-    })();
+    insertComment(sqlite, postId, userId, content, createdAt);
   let at = 1_700_000_000_000;
   for (const [i, caption] of TRICKY.entries()) {
     for (const [author, isAnonymous] of [[ann, false], [ann, true], [ben, false], [ben, true]] as const) {

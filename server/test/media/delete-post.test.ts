@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { insertComment, insertLike } from '../api/factories.js';
 import { bearer, buildTestApp, type TestApp } from '../helpers.js';
 import { counters, countRows, createPost, makeJpeg, upload } from './upload-helpers.js';
 
@@ -8,23 +9,11 @@ const del = (test: TestApp, token: string, postId: string | number) =>
   test.app.inject({ method: 'DELETE', url: `/api/post?postId=${postId}`, headers: bearer(token) });
 
 /** Likes and comments as the social API records them: rows plus counters, in one go. */
-function react(test: TestApp, postId: number, authorId: number, likers: number[], commenters: number[]) {
+function react(test: TestApp, postId: number, likers: number[], commenters: number[]) {
   const db = test.app.database.sqlite;
   db.transaction(() => {
-    for (const id of likers) db.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(postId, id, Date.now());
-    for (const id of commenters) {
-      db.prepare('INSERT INTO comments (post_id, user_id, content, created_at) VALUES (?, ?, ?, ?)').run(postId, id, 'Cheers', Date.now());
-    }
-    db.prepare('UPDATE posts SET like_count = like_count + ?, comment_count = comment_count + ? WHERE id = ?').run(
-      likers.length,
-      commenters.length,
-      postId,
-    );
-    db.prepare('UPDATE users SET likes_received = likes_received + ?, comments_received = comments_received + ? WHERE id = ?').run(
-      likers.length,
-      commenters.length,
-      authorId,
-    );
+    for (const id of likers) insertLike(db, postId, id);
+    for (const id of commenters) insertComment(db, postId, id, 'Cheers');
   })();
 }
 
@@ -37,8 +26,8 @@ t.test('only the author deletes a post; counters, likes, comments and files go w
 
   const keep = (await createPost(app, alice.token, { s3Key: await upload(app, alice.token, await makeJpeg(400, 300)), caption: 'keep' })).json();
   const gone = (await createPost(app, alice.token, { s3Key: await upload(app, alice.token, await makeJpeg(400, 300)), caption: 'gone' })).json();
-  react(test, keep.postid, alice.id, [bob.id], [carol.id]);
-  react(test, gone.postid, alice.id, [bob.id, carol.id], [bob.id, bob.id, carol.id]);
+  react(test, keep.postid, [bob.id], [carol.id]);
+  react(test, gone.postid, [bob.id, carol.id], [bob.id, bob.id, carol.id]);
   t.match(counters(app, alice.id), { postCount: 2, publicPostCount: 2, likesReceived: 3, commentsReceived: 4 });
 
   const byBob = await del(test, bob.token, gone.postid);

@@ -1,0 +1,52 @@
+/**
+ * The rules the Notifications screen and the bell read by, as SQL fragments: shared by
+ * notifications-repository.ts (the screen) and counters.ts (the bell's count).
+ */
+
+// Who counts, for recipient `r` (a column or parameter) and actor `a`: not suspended, not
+// blocked by name either way. users.block_count = 0 (nearly everyone) skips the two block probes.
+// A block of an anonymous post's author (blocks.post_id set) changes no bell: the blocker's
+// would lose that author's likes, comments and follows, and so learn who wrote the post.
+export const visibleActor = (r: string, a: string) => `
+  (SELECT suspended_at IS NULL AND deleted_at IS NULL FROM users WHERE id = ${a})
+  AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
+    SELECT 1 FROM blocks WHERE ((blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r}))
+      AND post_id IS NULL))`;
+
+/**
+ * Likes to `r` (a column or parameter) as `l`: on r's posts, found per post by the likes
+ * primary key (post_id, created_at, user_id), not one's own; `range` limits created_at.
+ */
+export const likesTo = (r: string, range: string) => `
+  posts p JOIN likes l ON l.post_id = p.id AND ${range}
+  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND l.recipient_id IS NOT NULL`;
+
+/**
+ * Comments to `r` (a column or parameter) as `c`: on r's posts, found per post by
+ * comments_post_idx (post_id, created_at), not by the author, shown; `range` limits created_at.
+ */
+export const commentsTo = (r: string, range: string) => `
+  posts p JOIN comments c ON c.post_id = p.id AND ${range}
+  WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND c.recipient_id IS NOT NULL AND c.hidden = 0`;
+
+/** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
+export const UNREAD_COUNT = `
+  (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
+  + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
+  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
+
+/**
+ * The created_at of user @user's newest notification before @before (ms), visible or not,
+ * or null: two index seeks per post of the person. Where the Notifications screen's next day
+ * is, and what users.notified_at is at least (migration 0016 filled it in the same way).
+ */
+export const NEWEST_BEFORE = `
+  (SELECT max(t) FROM (
+    SELECT max((SELECT l.created_at FROM likes l WHERE l.post_id = p.id AND l.created_at < @before
+            AND l.recipient_id IS NOT NULL ORDER BY l.created_at DESC LIMIT 1)) AS t
+      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
+    UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
+            AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
+      FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
+    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
+            ORDER BY created_at DESC LIMIT 1)))`;
