@@ -1,6 +1,6 @@
 // The shapes of a post and a comment as every client sees them: the one place they are
-// spelled out. The routes validate and serialize with these schemas, the views
-// (views.ts) and the feed page writer (feeds/page-json.ts) are typed from them, and
+// spelled out. The routes validate and serialize with these schemas (and document them),
+// the comment view (views.ts) and the Post writer (domain/page-json.ts) are typed from them, and
 // the web app imports their types (web/src/lib/api.ts), so renaming a field here fails
 // the typecheck on both sides. This file imports nothing of ours, so both can use it.
 import { Type, type Static, type TSchema } from 'typebox';

@@ -1,4 +1,4 @@
-import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
+import { mediaUrls } from '../storage/media-keys.js';
 import type { CommentView, PostView } from './api-shapes.js';
 import { formatCursor } from './paging.js';
 
@@ -48,7 +48,7 @@ export interface PostPage {
 
 export const pictureUrl = (key: string | null): string | null => (key ? mediaUrls(key).thumbnailUrl : null);
 
-// The anonymity rules, used by postView/commentView and by the page writer (page-json.ts).
+// The anonymity rules, used by commentView and by the Post writer (domain/page-json.ts).
 
 /** The author of an anonymous post is shown to the author only. */
 export const authorHidden = (post: PostAuthorship, viewerId: number): boolean => post.isAnonymous === 1 && post.userId !== viewerId;
@@ -72,37 +72,3 @@ export function commentView(row: CommentRow, post: PostAuthorship, viewerId: num
     cursor: formatCursor(row.createdAt, row.id),
   };
 }
-
-/**
- * A post as the API shows it: the author of an anonymous post is only shown to the author.
- * Feed pages are written straight to JSON by page-json.ts with the same rules (a test holds the two equal).
- */
-export function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostView {
-  const isOwner = row.userId === viewerId;
-  const hidden = authorHidden(row, viewerId);
-  const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
-  return {
-    postid: row.id,
-    s3Url,
-    thumbnailUrl,
-    width: row.width,
-    height: row.height,
-    mediumUrl: mediumUrl(row.mediaKey, row.mediumWidth),
-    mediumWidth: row.mediumWidth,
-    caption: row.caption,
-    altText: row.altText,
-    isAnonymous: row.isAnonymous === 1,
-    created_at: new Date(row.createdAt).toISOString(),
-    username: hidden ? null : row.username,
-    profilePictureUrl: hidden ? null : pictureUrl(row.pictureKey),
-    isOwner,
-    likeCount: row.likeCount,
-    likedByUser: row.liked === 1,
-    commentCount: row.commentCount,
-    comments: comments.map((c) => commentView(c, row, viewerId)),
-    cursor: formatCursor(row.createdAt, row.id),
-  };
-}
-
-export const postViews = (page: PostPage, viewerId: number): PostView[] =>
-  page.rows.map((r) => postView(r, viewerId, page.comments.get(r.id) ?? []));

@@ -1,5 +1,5 @@
 import type { Keyset } from '../domain/paging.js';
-import { createPageWriter } from './page-json.js';
+import { createPageWriter } from '../domain/page-json.js';
 import type { PostsRepository } from '../domain/posts-repository.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
@@ -10,13 +10,13 @@ export interface ReadTaskArgs {
 
 export type ReadTask = keyof ReadTaskArgs;
 
-/** Each task gives its page as JSON text in ASCII only (page-json.ts). */
+/** Each task gives its page as JSON text in ASCII only (domain/page-json.ts). */
 export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 
 /**
  * Feed pages from query to JSON text on one connection's repository: the SQL, then
- * the Posts schema's JSON written by the page writer (anonymity decided by the
- * same rules as postView's). Runs the same in a read worker and inline on the
+ * the Posts schema's JSON written by the page writer (domain/page-json.ts; anonymity by the
+ * rules of views.ts). Runs the same in a read worker and inline on the
  * request thread.
  */
 export function createReadTasks(posts: PostsRepository): ReadTasks {

@@ -19,7 +19,7 @@ import { processImage } from '../images/pipeline.js';
 import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { DeletedPost, MediaRepository } from './media-repository.js';
-import { postView, type PostView } from '../domain/views.js';
+import { createPageWriter } from '../domain/page-json.js';
 import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH } from '../domain/limits.js';
 import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../storage/media-keys.js';
 
@@ -38,7 +38,10 @@ const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
 export const UPLOAD_KEY = /^uploads\/(\d{1,15})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /** A new post, in the same shape as feeds show it (docs/api.md, Post). */
-export type CreatedPost = PostView;
+/** The new post as JSON text of the Post schema, written by the Post writer (domain/page-json.ts). */
+export interface CreatedPost {
+  json: string;
+}
 
 export interface MediaServiceDeps {
   config: Config;
@@ -100,6 +103,8 @@ export function createMediaService(deps: MediaServiceDeps) {
   const { config, storage, repo, limiter, log } = deps;
   const now = deps.now ?? Date.now;
   const { maxBytes, maxPixels, urlTtlSeconds, quotaBytes } = config.uploads;
+  // One post at a time, never shown again from here: nothing worth keeping.
+  const writer = createPageWriter(1, 1);
   /** Keys being received right now (one PUT per key, even at the same instant). */
   const receiving = new Set<string>();
   /** Bytes being received right now per user (the quota holds them as if stored). */
@@ -307,9 +312,10 @@ export function createMediaService(deps: MediaServiceDeps) {
 
       const urls = mediaUrls(mediaKey);
       if (isProfilePicture) return { profilePictureUrl: urls.thumbnailUrl };
-      // The same view as every feed gives its author (domain/views.ts).
+      // The same Post every feed gives its author, by the same writer (domain/page-json.ts).
       const pictureKey = isAnonymous ? null : repo.profilePictureKey(user.id);
-      return postView(
+      return {
+        json: writer.post(
         {
           id: postid,
           userId: user.id,
@@ -327,9 +333,10 @@ export function createMediaService(deps: MediaServiceDeps) {
           pictureKey,
           liked: 0,
         },
-        user.id,
         [],
-      );
+        user.id,
+        ),
+      };
     },
 
     /** The author describes their photo anew ('' takes the description away). */

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParam, Post } from '../domain/api-shapes.js';
@@ -69,7 +69,12 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await service.createPost(request.user, request.body)),
+    async (request, reply) => {
+      const created = await service.createPost(request.user, request.body);
+      // A post comes as the page writer's JSON text (domain/page-json.ts), sent as it is.
+      if ('json' in created) return (reply as FastifyReply).code(201).type('application/json; charset=utf-8').send(created.json);
+      return reply.code(201).send(created);
+    },
   );
 
   fastify.get(

@@ -2,15 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
-import { pictureUrl, postViews } from '../domain/views.js';
+import type { OwnProfileView, UserProfileView } from '../domain/api-shapes.js';
+import { pictureUrl, type PostPage } from '../domain/views.js';
 import { notFound } from '../errors.js';
+import { createPageWriter } from '../domain/page-json.js';
 import { errors, OwnProfile, PageQuery, Posts, UserProfile } from './api-schemas.js';
 
 /** Discover, the following feed, the caller's own profile and other people's profiles. */
 const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { posts, reads, users } = fastify;
-  // The read tasks give the Posts schema's JSON (feeds/page-json.ts); the text is sent as it is.
+  // The read tasks give the Posts schema's JSON (domain/page-json.ts); the text is sent as it is.
   const json = (reply: FastifyReply, text: string | Buffer) => reply.type('application/json; charset=utf-8').send(text);
+  // Profiles' posts are written by the same page writer as the feeds' (on this thread, with its own kept fragments):
+  // the profile's other fields, in the schema's order, then the page.
+  const write = createPageWriter();
+  const profile = <T extends { posts: unknown }>(reply: FastifyReply, head: Omit<T, 'posts'>, page: PostPage | null, viewer: number) =>
+    json(reply, `${JSON.stringify(head).slice(0, -1)},"posts":${page === null ? '[]' : write(page, viewer)}}`);
 
   fastify.get(
     '/discover-posts',
@@ -54,22 +61,21 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const me = request.user.id;
       const before = parseCursor(request.query.cursor, NEWEST);
-      const profile = users.ownProfile(me);
-      if (!profile) throw notFound('Your account does not exist.');
-      return {
-        username: profile.username,
-        email: profile.email,
-        profilePictureUrl: pictureUrl(profile.pictureKey),
-        postCount: profile.postCount,
-        totalLikes: profile.likesReceived,
-        totalComments: profile.commentsReceived,
-        followerCount: profile.followerCount,
-        followingCount: profile.followingCount,
-        posts: postViews(posts.ownPosts(request.user, before, request.query.limit), me),
-      };
+      const own = users.ownProfile(me);
+      if (!own) throw notFound('Your account does not exist.');
+      return profile<OwnProfileView>(reply, {
+        username: own.username,
+        email: own.email,
+        profilePictureUrl: pictureUrl(own.pictureKey),
+        postCount: own.postCount,
+        totalLikes: own.likesReceived,
+        totalComments: own.commentsReceived,
+        followerCount: own.followerCount,
+        followingCount: own.followingCount,
+      }, posts.ownPosts(request.user, before, request.query.limit), me);
     },
   );
 
@@ -87,23 +93,22 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const me = request.user.id;
       const before = parseCursor(request.query.cursor, NEWEST);
-      const profile = users.publicProfile(request.query.username.trim(), me);
-      if (!profile) throw notFound(`There is no user named "${request.query.username}".`);
-      return {
-        username: profile.username,
-        profilePictureUrl: pictureUrl(profile.pictureKey),
+      const other = users.publicProfile(request.query.username.trim(), me);
+      if (!other) throw notFound(`There is no user named "${request.query.username}".`);
+      return profile<UserProfileView>(reply, {
+        username: other.username,
+        profilePictureUrl: pictureUrl(other.pictureKey),
         // Anonymous posts are neither listed nor counted here, even for the user themself.
-        postCount: profile.publicPostCount,
-        followerCount: profile.followerCount,
-        followingCount: profile.followingCount,
-        isFollowing: profile.isFollowing === 1,
-        isBlocked: profile.isBlocked === 1,
+        postCount: other.publicPostCount,
+        followerCount: other.followerCount,
+        followingCount: other.followingCount,
+        isFollowing: other.isFollowing === 1,
+        isBlocked: other.isBlocked === 1,
         // Someone the viewer blocked shows as blocked, with nothing of theirs listed until unblocked.
-        posts: profile.isBlocked === 1 ? [] : postViews(posts.publicPosts(profile.id, request.user, before, request.query.limit), me),
-      };
+      }, other.isBlocked === 1 ? null : posts.publicPosts(other.id, request.user, before, request.query.limit), me);
     },
   );
 };

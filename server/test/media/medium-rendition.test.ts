@@ -70,7 +70,7 @@ t.test('a post stores, counts, shows and deletes its medium rendition', async (t
   t.equal(row(test, small.postid).mediumWidth, 0);
   t.notOk(existsSync(onDisk(test, small.s3Url.replace('display', 'medium'))), 'no medium file for a small photo');
 
-  // Feeds (page-json.ts) and profiles (postView) carry the same fields.
+  // Feeds and profiles carry the same fields (both written by domain/page-json.ts).
   const discover = (await app.inject({ method: 'GET', url: '/api/discover-posts', headers: bearer(alice.token) })).json() as PostJson[];
   t.match(
     discover.map((p) => [p.postid, p.mediumUrl, p.mediumWidth]),

@@ -1,9 +1,10 @@
 import fastJson from 'fast-json-stringify';
 import t, { type Test } from 'tap';
-import { createPageWriter } from '../../src/feeds/page-json.js';
-import { NEWEST } from '../../src/domain/paging.js';
+import { createPageWriter } from '../../src/domain/page-json.js';
+import { formatCursor, NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
-import { postViews } from '../../src/domain/views.js';
+import { authorHidden, commentView, pictureUrl, type CommentRow, type PostPage, type PostRow, type PostView } from '../../src/domain/views.js';
+import { mediaUrls, mediumUrl } from '../../src/storage/media-keys.js';
 import { Posts } from '../../src/routes/api-schemas.js';
 import { insertComment, insertPost } from '../api/factories.js';
 import { freshDatabase } from '../helpers.js';
@@ -41,6 +42,40 @@ function setUp(t: Test) {
   }
   return { sqlite, ann, ben, cat };
 }
+
+/**
+ * The reference the page writer is held to: a post as the API shows it, as view objects (the
+ * author of an anonymous post is only shown to the author), serialized by the schema below.
+ */
+function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostView {
+  const isOwner = row.userId === viewerId;
+  const hidden = authorHidden(row, viewerId);
+  const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
+  return {
+    postid: row.id,
+    s3Url,
+    thumbnailUrl,
+    width: row.width,
+    height: row.height,
+    mediumUrl: mediumUrl(row.mediaKey, row.mediumWidth),
+    mediumWidth: row.mediumWidth,
+    caption: row.caption,
+    altText: row.altText,
+    isAnonymous: row.isAnonymous === 1,
+    created_at: new Date(row.createdAt).toISOString(),
+    username: hidden ? null : row.username,
+    profilePictureUrl: hidden ? null : pictureUrl(row.pictureKey),
+    isOwner,
+    likeCount: row.likeCount,
+    likedByUser: row.liked === 1,
+    commentCount: row.commentCount,
+    comments: comments.map((c) => commentView(c, row, viewerId)),
+    cursor: formatCursor(row.createdAt, row.id),
+  };
+}
+
+const postViews = (page: PostPage, viewerId: number): PostView[] =>
+  page.rows.map((r) => postView(r, viewerId, page.comments.get(r.id) ?? []));
 
 const reference = fastJson(Posts);
 

@@ -1,7 +1,7 @@
 import { LruMap } from '../lru.js';
 import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
-import { formatCursor } from '../domain/paging.js';
-import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from '../domain/views.js';
+import { formatCursor } from './paging.js';
+import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from './views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */
 export const POST_FRAGMENTS_MAX = 10_000;
@@ -64,8 +64,10 @@ export function asciiJson(value: string | null): string {
 }
 
 /**
- * A page of posts as the JSON text of `postViews(page, viewer)` under the `Posts`
- * schema, in ASCII only: the same values in the same order (a test holds them
+ * The one writer of the Post shape (domain/api-shapes.ts): feed pages, profiles' pages
+ * (routes/feeds.ts) and a new post (media/media-service.ts). A page of posts as the JSON
+ * text the `Posts` schema gives for the API's view of them, in ASCII only: the same values
+ * in the same order (a test, test/domain/page-json.test.ts, holds them
  * equal for owners, strangers, anonymous posts, anonymous authors' comments and
  * text that needs escaping), at a fraction of the cost. Profiled under the
  * bench's feed load, building view objects, serializing them and encoding the
@@ -77,7 +79,7 @@ export function asciiJson(value: string | null): string {
  * cursor) is written once and kept, and checked against the row it came from
  * on every use, so a kept fragment never shows what the database no longer
  * holds. Who wrote it, likes and counts are written fresh for each viewer, by
- * the same anonymity rules as postView (views.ts).
+ * the anonymity rules of views.ts.
  */
 export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = COMMENT_FRAGMENTS_MAX) {
   const posts = new LruMap<number, PostFragment>(postsMax);
@@ -130,29 +132,35 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     return fragment;
   }
 
-  return function write(page: PostPage, viewer: number): string {
+  function post(r: PostRow, list: readonly CommentRow[], viewer: number): string {
+    const fragment = postFragment(r);
+    const hidden = authorHidden(r, viewer);
+    let out =
+      fragment.head +
+      `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +
+      `,${P.profilePictureUrl}${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
+      `,${P.isOwner}${r.userId === viewer},${P.likeCount}${r.likeCount},${P.likedByUser}${r.liked === 1},${P.commentCount}${r.commentCount},${P.comments}[`;
+    for (let j = 0; j < list.length; j++) {
+      const c = list[j]!;
+      const anonymous = commenterHidden(c, r, viewer);
+      out +=
+        `${j > 0 ? ',' : ''}{${C.comment_id}${c.id},${C.username}${anonymous ? 'null' : asciiJson(c.username)}` +
+        commentFragment(c).middle +
+        `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
+    }
+    return out + ']' + fragment.tail;
+  }
+
+  /** A page of posts (the Posts schema's JSON); `.post` writes one (the Post schema's). */
+  function write(page: PostPage, viewer: number): string {
     let out = '[';
     for (let i = 0; i < page.rows.length; i++) {
       const r = page.rows[i]!;
-      const post = postFragment(r);
-      const hidden = authorHidden(r, viewer);
-      out +=
-        (i > 0 ? ',' : '') +
-        post.head +
-        `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +
-        `,${P.profilePictureUrl}${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
-        `,${P.isOwner}${r.userId === viewer},${P.likeCount}${r.likeCount},${P.likedByUser}${r.liked === 1},${P.commentCount}${r.commentCount},${P.comments}[`;
-      const list = page.comments.get(r.id) ?? [];
-      for (let j = 0; j < list.length; j++) {
-        const c = list[j]!;
-        const anonymous = commenterHidden(c, r, viewer);
-        out +=
-          `${j > 0 ? ',' : ''}{${C.comment_id}${c.id},${C.username}${anonymous ? 'null' : asciiJson(c.username)}` +
-          commentFragment(c).middle +
-          `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
-      }
-      out += ']' + post.tail;
+      out += (i > 0 ? ',' : '') + post(r, page.comments.get(r.id) ?? [], viewer);
     }
     return out + ']';
-  };
+  }
+  return Object.assign(write, { post });
 }
+
+export type PageWriter = ReturnType<typeof createPageWriter>;
