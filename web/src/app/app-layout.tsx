@@ -3,13 +3,14 @@ import { Navigate, Outlet } from 'react-router-dom';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
 import { useMe } from '@/lib/me-context';
-import { getToken } from '@/lib/session';
+import { getToken, isLeavingForLogin } from '@/lib/session';
 import { useInactivityLogout } from '@/lib/use-inactivity-logout';
 
 /** Every /app screen: needs a token (else back to /), has the navigation bar and the inactivity time-out. */
 export function AppLayout() {
   const signedIn = getToken() !== null;
-  if (!signedIn) return <Navigate to="/" replace />;
+  // Already on the way to / by a full page load (a refused token): wait for it, do not race it.
+  if (!signedIn) return isLeavingForLogin() ? null : <Navigate to="/" replace />;
   return <SignedInLayout />;
 }
 

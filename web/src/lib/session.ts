@@ -150,8 +150,18 @@ export function logout(): void {
   window.location.assign(`${auth.logoutUrl}?${params.toString()}`);
 }
 
+/**
+ * True once the page is on its way to `/` by a full load (endSessionUnauthorized): the app must
+ * not go there itself first. A route change would load the login page's code in this document,
+ * which reads the "session ended" message once (login-page.tsx), and the full load that follows
+ * would then find it gone (auth.spec's 401 test failed so once in the Keycloak lane).
+ */
+let leavingForLogin = false;
+export const isLeavingForLogin = () => leavingForLogin;
+
 /** The token was refused (expired or revoked): forget it and go back to the login page. */
 export function endSessionUnauthorized(): void {
+  leavingForLogin = true;
   clearSession();
   sessionStorage.setItem(SIGN_IN_ERROR_KEY, 'Your session has ended. Please log in again.');
   window.location.assign('/');
