@@ -78,11 +78,12 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
 
   const openReports = sqlite.prepare<[number], OpenReportRow>(`
     WITH open AS (
-      SELECT post_id, comment_id, count(*) AS reporterCount, max(created_at) AS lastReportedAt,
+      SELECT post_id, comment_id, count(*) AS reporterCount, max(created_at) AS lastReportedAt, max(id) AS lastReportId,
         json_group_array(json_object('reason', reason, 'note', note, 'created_at', created_at)) AS reasons
       FROM reports WHERE resolved_at IS NULL
       GROUP BY post_id, comment_id
-      ORDER BY lastReportedAt DESC
+      -- Reports in the same millisecond: the later one (the larger id) first, so the order is always the same.
+      ORDER BY lastReportedAt DESC, lastReportId DESC
       LIMIT ?
     )
     SELECT o.post_id AS postId, o.comment_id AS commentId, o.reporterCount, o.lastReportedAt, o.reasons,
@@ -93,7 +94,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     JOIN posts p ON p.id = o.post_id
     LEFT JOIN comments c ON c.id = o.comment_id
     JOIN users u ON u.id = coalesce(c.user_id, p.user_id)
-    ORDER BY o.lastReportedAt DESC`);
+    ORDER BY o.lastReportedAt DESC, o.lastReportId DESC`);
   const resolve = sqlite.prepare<{ post: number; comment: number | null; now: number }>(`
     UPDATE reports SET resolved_at = @now
     WHERE resolved_at IS NULL AND post_id = @post AND comment_id IS @comment`);
