@@ -17,7 +17,7 @@ import { openDatabase } from '../server/src/db/client.js';
 import { measureFloor, type FloorResult } from './bench/floor.js';
 import { runBaseline } from './bench/baseline.js';
 import { photoFile } from './bench/images.js';
-import { cpuMicros, cpuSnapshot, freePort, memory, otherWork, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
+import { benchServerEnv, cpuMicros, cpuSnapshot, freePort, memory, otherWork, repoRoot, resetPeak, startNode, type Running } from './bench/processes.js';
 import { createRng } from './bench/random.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './bench/requests.js';
 import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
@@ -124,16 +124,7 @@ interface Target_ {
 
 async function startServer(dir: string, info: SeedInfo): Promise<Target_> {
   const port = await freePort();
-  const env = {
-    DATA_DIR: dir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: values['log-level']!,
-    RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-    STORAGE_DRIVER: 'local',
-    AUTH_PROVIDER: 'embedded',
-  };
+  const env = benchServerEnv(dir, port, values['log-level']!);
   // The same config the server computes, so the token's issuer and audience match.
   const config = loadConfig(env);
   const key = await loadOrCreateSigningKey(dir);

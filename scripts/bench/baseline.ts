@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type AutocannonRequest, type Result } from 'autocannon';
 import Database from 'better-sqlite3';
-import { cpuMicros, freePort, repoRoot, startNode, type Running } from './processes.js';
+import { benchServerEnv, cpuMicros, freePort, repoRoot, startNode, type Running } from './processes.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './requests.js';
 
 export interface BaselineOptions {
@@ -175,16 +175,7 @@ async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: st
   const info = JSON.parse(inTree(tree, 'seed', SEED, { WANT: JSON.stringify(want), DATA: data })) as { reader: Reader; seconds: number };
   log(`  ${tree.label}: data set in ${data} (seeded in ${info.seconds.toFixed(0)} s)`);
   const port = await freePort();
-  const env = {
-    DATA_DIR: data,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
-    STORAGE_DRIVER: 'local',
-    AUTH_PROVIDER: 'embedded',
-  };
+  const env = benchServerEnv(data, port);
   const token = inTree(tree, 'token', TOKEN, { SERVER_ENV: JSON.stringify(env), READER: JSON.stringify(info.reader) });
   // The server applies its own migrations at start; the pools are read after that.
   const running = await startNode('server/dist/server.js', env, port, '/healthz', { nodeArgs: [], cwd: tree.dir, readyWithinMs: 300_000 });

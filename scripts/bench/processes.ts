@@ -145,3 +145,17 @@ export function otherWork(a: CpuSnapshot, b: CpuSnapshot): { otherCores: number;
   const wall = (b.at - a.at) * 1000;
   return { otherCores: Math.max(0, b.machine - a.machine - (b.own - a.own)) / wall, stealCores: (b.steal - a.steal) / wall };
 }
+
+/** The environment a bench server runs with: embedded sign-in, local storage, no write budget in the way. */
+export function benchServerEnv(dataDir: string, port: number, logLevel = 'warn'): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: logLevel,
+    RATE_LIMIT_WRITES_PER_MINUTE: '100000000',
+    STORAGE_DRIVER: 'local',
+    AUTH_PROVIDER: 'embedded',
+  };
+}
