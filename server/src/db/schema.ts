@@ -37,6 +37,11 @@ export const users = sqliteTable(
     /** Blocks this user is part of, either way (domain/blocks-repository.ts): 0 picks the feed plans without block checks. */
     blockCount: integer('block_count').notNull().default(0),
     /**
+     * Moves with every change to a block this user is part of, either way (by trigger on blocks,
+     * migration 0019): the read workers keep a viewer's block sets until it moves (domain/posts-repository.ts).
+     */
+    blocksVersion: integer('blocks_version').notNull().default(0),
+    /**
      * Likes, comments and follows of others on what is theirs newer than notifications_seen_at:
      * the bell's count, one row by primary key. Kept by the write that makes or takes one back,
      * in the UPDATE of this row that write already makes (domain/notifications-repository.ts).

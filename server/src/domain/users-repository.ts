@@ -12,6 +12,8 @@ export interface AuthUser {
   followingCount: number;
   /** Blocks this user is part of either way; 0 picks the feed plans without block checks. */
   blockCount: number;
+  /** Moves with every change to a block this user is part of: a read worker's cached block sets are good while it stands. */
+  blocksVersion: number;
   /** Set while an operator has suspended the account: the API refuses it (plugins/auth.ts). */
   suspendedAt: number | null;
 }
@@ -159,7 +161,7 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
       return null;
     });
     sqlite.exec(`
-      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at, suspended_at, block_count ON main.users BEGIN
+      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at, suspended_at, block_count, blocks_version ON main.users BEGIN
         SELECT shower_beer_user_changed(old.sub, NULL);
         SELECT shower_beer_user_changed(new.sub, NULL);
       END;
@@ -183,7 +185,7 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
  */
 export function createUsersRepository(sqlite: Database.Database) {
   const bySub = sqlite.prepare<[string], UserRow>(
-    `SELECT id, sub, username, email, following_count AS followingCount, block_count AS blockCount,
+    `SELECT id, sub, username, email, following_count AS followingCount, block_count AS blockCount, blocks_version AS blocksVersion,
        suspended_at AS suspendedAt, deleted_at AS deletedAt FROM users WHERE sub = ?`,
   );
   const nameTaken = sqlite.prepare<[string, string], { id: number }>(
@@ -219,7 +221,7 @@ export function createUsersRepository(sqlite: Database.Database) {
     if (!existing) {
       const name = freeUsername(username, sub);
       const { id } = insert.get(sub, name, email, Date.now())!;
-      return { id, sub, username: name, email, followingCount: 0, blockCount: 0, suspendedAt: null, deletedAt: null };
+      return { id, sub, username: name, email, followingCount: 0, blockCount: 0, blocksVersion: 0, suspendedAt: null, deletedAt: null };
     }
     if (existing.username !== username || existing.email !== email) {
       const name = existing.username.toLowerCase() === username.toLowerCase() ? username : freeUsername(username, sub);
@@ -367,7 +369,7 @@ export function createUsersRepository(sqlite: Database.Database) {
       const known = knownUser(sub);
       if (known && known.username === username && known.email === email) {
         if (known.deletedAt === null) {
-          return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, suspendedAt: known.suspendedAt };
+          return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, blocksVersion: known.blocksVersion, suspendedAt: known.suspendedAt };
         }
         if (issuedAt === null || issuedAt <= known.deletedAt) return null;
       }

@@ -4,8 +4,8 @@ import type { PostsRepository } from '../domain/posts-repository.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
 export interface ReadTaskArgs {
-  discover: { viewer: number; blockCount: number; before: Keyset; limit: number };
-  following: { viewer: number; blockCount: number; followingCount: number; before: Keyset; limit: number };
+  discover: { viewer: number; blockCount: number; blocksVersion?: number; before: Keyset; limit: number };
+  following: { viewer: number; blockCount: number; blocksVersion?: number; followingCount: number; before: Keyset; limit: number };
 }
 
 export type ReadTask = keyof ReadTaskArgs;
@@ -22,8 +22,9 @@ export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 export function createReadTasks(posts: PostsRepository): ReadTasks {
   const write = createPageWriter();
   return {
-    discover: ({ viewer, blockCount, before, limit }) => write(posts.discover({ id: viewer, blockCount }, before, limit), viewer),
-    following: ({ viewer, blockCount, followingCount, before, limit }) =>
-      write(posts.following({ id: viewer, blockCount }, followingCount, before, limit), viewer),
+    discover: ({ viewer, blockCount, blocksVersion, before, limit }) =>
+      write(posts.discover({ id: viewer, blockCount, blocksVersion }, before, limit), viewer),
+    following: ({ viewer, blockCount, blocksVersion, followingCount, before, limit }) =>
+      write(posts.following({ id: viewer, blockCount, blocksVersion }, followingCount, before, limit), viewer),
   };
 }

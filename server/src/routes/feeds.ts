@@ -28,6 +28,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         await reads.run('discover', {
           viewer: request.user.id,
           blockCount: request.user.blockCount,
+          blocksVersion: request.user.blocksVersion,
           before: parseCursor(request.query.cursor, NEWEST),
           limit: request.query.limit,
         }),
@@ -43,6 +44,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         await reads.run('following', {
           viewer: request.user.id,
           blockCount: request.user.blockCount,
+          blocksVersion: request.user.blocksVersion,
           followingCount: request.user.followingCount,
           before: parseCursor(request.query.cursor, NEWEST),
           limit: request.query.limit,
