@@ -480,6 +480,8 @@ interface ServerFigures {
   searchName?: Measure;
   /** The bell's GET /api/notifications/unread. */
   unread?: Measure;
+  /** The Notifications screen's first page. */
+  notificationsPage?: Measure;
   writes?: Measure;
   readersDuringWrites?: Measure;
   upload20?: BigUpload;
@@ -496,12 +498,12 @@ async function measureServer(set: DataSet, run: BenchRun, photos: BenchPhotos, p
     const { feeds, realPage } = await measureFeedsWithCeiling(t, run.rows);
     await measureOwnProfile(t, run.rows);
     await measureOtherProfile(t, run.rows);
-    const unread = await measureNotifications(t, run.rows);
+    const { unread, page: notificationsPage } = (await measureNotifications(t, run.rows)) ?? {};
     const searches = await measureSearch(t, run.rows);
     const writes = await measureWrites(t, run.rows, pools, feeds.discover !== undefined);
     const uploads = await measureUploads(t, run.rows, photos);
     const seededCacheControl = await seededMediaCacheControl(t, run.notes);
-    return { feeds, realPage, unread, ...searches, ...writes, ...uploads, cacheControl: uploads.cacheControl ?? seededCacheControl };
+    return { feeds, realPage, unread, notificationsPage, ...searches, ...writes, ...uploads, cacheControl: uploads.cacheControl ?? seededCacheControl };
   } finally {
     await t.running.stop();
   }
@@ -546,7 +548,7 @@ async function measureOtherProfile(t: Target_, rows: Row[]) {
 }
 
 /** The bell's count (polled by every open app) and the Notifications screen's first page, for the bench reader. */
-async function measureNotifications(t: Target_, rows: Row[]): Promise<Measure | undefined> {
+async function measureNotifications(t: Target_, rows: Row[]): Promise<{ unread: Measure; page: Measure } | undefined> {
   const count = await probe(t, '/api/notifications/unread');
   if (count.missing) {
     rows.push({ name: 'Unread notifications (GET /api/notifications/unread)', note: 'route not there yet' });
@@ -556,7 +558,7 @@ async function measureNotifications(t: Target_, rows: Row[]): Promise<Measure | 
   rows.push({ name: `Unread notifications (GET /api/notifications/unread; ${(count.body as { unread: number }).unread} unread)`, ...unread });
   const page = await repeated('Notifications page', () => load(t.running.url, [get('/api/notifications', t.token)], t.running.pid));
   rows.push({ name: 'Notifications screen, first page (20 groups with their newest people)', ...page });
-  return unread;
+  return { unread, page };
 }
 
 async function measureSearch(t: Target_, rows: Row[]): Promise<{ search?: Measure; searchName?: Measure }> {
@@ -782,6 +784,8 @@ function judgeTargets(server: ServerFigures, smallFeeds: FeedFigures | undefined
     ...searchTargets(server, users),
     writesTarget(server),
     unreadTarget(server),
+    ...blocksTargets(floors.floor),
+    notificationsPageTarget(server),
     ...uploadTargets(server.upload20),
     onePagePerFeedTarget(server),
     ...webAppTargets(js, server.thumbBytes, server.cacheControl),
@@ -839,6 +843,30 @@ function writesTarget({ writes, readersDuringWrites }: ServerFigures): Target {
     verdict: verdict(writes ? writes.rps >= 3000 : undefined),
   };
 }
+
+function notificationsPageTarget({ notificationsPage: page, feeds }: ServerFigures): Target {
+  const discover = feeds.discover;
+  return {
+    name: "The Notifications screen's first page costs ≤ 2× a Discover page's server CPU",
+    measured: page && discover ? `${page.cpuUs.toFixed(0)} vs ${discover.cpuUs.toFixed(0)} µs CPU per request = ${(page.cpuUs / discover.cpuUs).toFixed(2)}×` : 'route not there yet',
+    verdict: verdict(page && discover ? page.cpuUs <= 2 * discover.cpuUs : undefined),
+  };
+}
+
+function blocksTargets(floor: FloorResult): Target[] {
+  const cost = floor.blocksCost;
+  if (!cost) return [];
+  return ([
+    ['Discover', cost.discover],
+    ['Following feed (page 2, computed)', cost.following],
+  ] as const).map(([name, [withBlocks, without]]) => ({
+    name: `${name}: a viewer with ${cost.blocks} blocks pays ≤ 10% more per page than one with none`,
+    measured: `${withBlocks.toFixed(0)} vs ${without.toFixed(0)} µs CPU per page below HTTP (the read task; the same reader asked without blocks, alternating batches) = ${pctDiff(withBlocks, without)}`,
+    verdict: verdict(withBlocks <= without * 1.1),
+  }));
+}
+
+const pctDiff = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)}%`;
 
 function unreadTarget({ unread, feeds }: ServerFigures): Target {
   return {

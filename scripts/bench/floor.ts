@@ -52,6 +52,12 @@ export interface FloorResult {
   repoFollowing?: number;
   /** The following feed's page computed every time (a cursor), where the first page may be cached. */
   repoFollowingComputed?: number;
+  /**
+   * What the reader's blocks cost a page: the read tasks for the reader (who has blocks) and
+   * for the same reader asked as a viewer without blocks (the plan everyone else takes), timed
+   * in alternating batches so both see the same machine. Absent when the reader has no blocks.
+   */
+  blocksCost?: { discover: [withBlocks: number, without: number]; following: [withBlocks: number, without: number]; blocks: number };
   plans: Record<string, string[]>;
 }
 
@@ -70,6 +76,26 @@ function time(fn: () => unknown, batches = 9, perBatch = 200): number {
   }
   results.sort((a, b) => a - b);
   return results[Math.floor(results.length / 2)]!;
+}
+
+/** Two functions timed in alternating batches (CPU µs per call, the median of each's batches). */
+function timePair(a: () => unknown, b: () => unknown, batches = 15, perBatch = 200): [number, number] {
+  for (let i = 0; i < perBatch; i++) {
+    a();
+    b();
+  }
+  const ra: number[] = [];
+  const rb: number[] = [];
+  for (let i = 0; i < batches; i++) {
+    for (const [fn, out] of (i % 2 === 0 ? [[a, ra], [b, rb]] : [[b, rb], [a, ra]]) as Array<[() => unknown, number[]]>) {
+      const t = process.cpuUsage();
+      for (let j = 0; j < perBatch; j++) fn();
+      const d = process.cpuUsage(t);
+      out.push((d.user + d.system) / perBatch);
+    }
+  }
+  const mid = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return [mid(ra), mid(rb)];
 }
 
 function plan(db: Database.Database, sql: string, params: unknown): string[] {
@@ -110,8 +136,25 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
     const { following_count: followingCount, block_count: blockCount } = db
       .prepare('SELECT following_count, block_count FROM users WHERE id = ?')
       .get(viewer) as { following_count: number; block_count: number };
-    result.repoDiscover = time(() => tasks.discover({ viewer, blockCount, before: newest, limit: 20 }));
-    result.repoFollowing = time(() => tasks.following({ viewer, blockCount, followingCount, before: newest, limit: 20 }));
+    // users.blocks_version (migration 0019) as the request thread passes it; older trees have none.
+    const hasVersion = (db.prepare("SELECT count(*) FROM pragma_table_info('users') WHERE name = 'blocks_version'").pluck().get() as number) > 0;
+    const blocksVersion = hasVersion ? (db.prepare('SELECT blocks_version FROM users WHERE id = ?').pluck().get(viewer) as number) : undefined;
+    result.repoDiscover = time(() => tasks.discover({ viewer, blockCount, blocksVersion, before: newest, limit: 20 }));
+    result.repoFollowing = time(() => tasks.following({ viewer, blockCount, blocksVersion, followingCount, before: newest, limit: 20 }));
+    if (blockCount > 0) {
+      const next = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
+      result.blocksCost = {
+        blocks: blockCount,
+        discover: timePair(
+          () => tasks.discover({ viewer, blockCount, blocksVersion, before: newest, limit: 20 }),
+          () => tasks.discover({ viewer, blockCount: 0, blocksVersion, before: newest, limit: 20 }),
+        ),
+        following: timePair(
+          () => tasks.following({ viewer, blockCount, blocksVersion, followingCount, before: next, limit: 20 }),
+          () => tasks.following({ viewer, blockCount: 0, blocksVersion, followingCount, before: next, limit: 20 }),
+        ),
+      };
+    }
     // The same page asked for with a cursor (just below the newest possible): not served from a cache.
     const cursor = { createdAt: Number.MAX_SAFE_INTEGER - 1, id: Number.MAX_SAFE_INTEGER };
     result.repoFollowingComputed = time(() => tasks.following({ viewer, blockCount, followingCount, before: cursor, limit: 20 }));
