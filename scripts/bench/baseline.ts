@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import autocannon, { type AutocannonRequest, type Result } from 'autocannon';
 import Database from 'better-sqlite3';
 import { benchServerEnv, cpuMicros, freePort, repoRoot, startNode, type Running } from './processes.js';
+import { measureFloor } from './floor.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './requests.js';
 
 export interface BaselineOptions {
@@ -40,6 +41,9 @@ interface Tree {
 
 interface Side {
   tree: Tree;
+  /** The data set's database and its reader, for the floor's blocks cost. */
+  dbFile: string;
+  readerId: number;
   running: Running;
   token: string;
   /** The second page's cursor of the reader's Following feed. */
@@ -185,12 +189,40 @@ async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: st
   const notifications = await ask('/api/notifications');
   return {
     tree,
+    dbFile: join(data, 'shower-beer.db'),
+    readerId: info.reader.id,
     running,
     token,
     followingCursor: Array.isArray(following) ? following.at(-1)?.cursor : undefined,
     hasNotifications: notifications.status === 200,
     pools,
   };
+}
+
+/**
+ * This tree's feed targets (issue 36), from the rounds just run: each feed's share of the
+ * constant page, the Notifications page's CPU against Discover's, and what the reader's
+ * blocks cost a page below HTTP (scripts/bench/floor.ts, alternating batches).
+ */
+async function currentTargets(side: Side, samples: Map<string, Sample[][]>, shares: Map<string, number[][]>): Promise<string[]> {
+  const share = (row: string) => median(shares.get(row)?.[0] ?? [NaN]);
+  const cpu = (row: string) => median((samples.get(row)?.[0] ?? []).map((s) => s.cpuUs));
+  const pass = (ok: boolean) => (ok ? '**PASS**' : '**FAIL**');
+  const lines = ['| This tree\'s target | Measured | Verdict |', '|---|---|---|'];
+  for (const [row, min] of [['Discover page', 0.6], ['Following feed page', 0.5]] as const) {
+    lines.push(`| ${row} ≥ ${min * 100}% of the constant page | ${fmt(share(row) * 100)}% (median of the rounds) | ${pass(share(row) >= min)} |`);
+  }
+  const [n, d] = [cpu('Notifications page'), cpu('Discover page')];
+  if (!Number.isNaN(n)) lines.push(`| Notifications page ≤ 2× a Discover page's CPU | ${fmt(n)} vs ${fmt(d)} µs/req = ${fmt(n / d, 2)}× | ${pass(n <= 2 * d)} |`);
+  const floor = await measureFloor(side.dbFile, side.readerId, 'hop');
+  for (const [name, pair] of [['Discover', floor.blocksCost?.discover], ['Following (page 2)', floor.blocksCost?.following]] as const) {
+    if (!pair) continue;
+    const [withBlocks, without] = pair;
+    lines.push(
+      `| ${name}: ${floor.blocksCost!.blocks} blocks cost ≤ 10% more per page | ${fmt(withBlocks)} vs ${fmt(without)} µs below HTTP (${withBlocks >= without ? '+' : ''}${fmt(((withBlocks - without) / without) * 100)}%) | ${pass(withBlocks <= without * 1.1)} |`,
+    );
+  }
+  return lines;
 }
 
 interface Row {
@@ -300,6 +332,7 @@ export async function runBaseline(opts: BaselineOptions): Promise<void> {
       const pct = (xs: number[]) => (xs.length ? `${fmt(median(xs) * 100)}% (${xs.map((x) => fmt(x * 100)).join(', ')})` : '—');
       lines.push(`| ${name} | ${pct(mine)} | ${pct(theirs)} |`);
     }
+    lines.push('', ...(await currentTargets(sides[0]!, samples, shares)));
     log(`\n${lines.join('\n')}\n`);
     log(`The baseline's checkout stays in ${baseline.dir} for the next run; remove it with: git worktree remove --force ${baseline.dir}`);
   } finally {
