@@ -1,17 +1,29 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
+import { AdminPage } from './pages/admin-page';
 import { FeedPage } from './pages/feed-page';
 import type { PostCard } from './pages/post-card';
-import { accessToken, createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
+import {
+  accessToken,
+  createPostViaApi,
+  expect,
+  operatorOrSkip,
+  PHONE_AND_DESKTOP,
+  secondPerson,
+  signInAsOperator,
+  signUp,
+  test,
+  uniqueText,
+} from './fixtures';
 
 // Issue 38, part 3: the author edits a post; everyone who sees it sees "Edited" and the earlier versions.
 test.describe.configure({ mode: 'parallel' });
 
-/** axe (WCAG 2.2 AA, as tests/e2e/a11y.spec.ts runs it) on the dialog open now. */
-async function axeOnDialog(page: Page, testInfo: TestInfo, what: string): Promise<void> {
+/** axe (WCAG 2.2 AA, as tests/e2e/a11y.spec.ts runs it) on the dialog open now (or what `only` selects). */
+async function axeOnDialog(page: Page, testInfo: TestInfo, what: string, only = 'dialog[open]'): Promise<void> {
   const { violations } = await new AxeBuilder({ page })
     .setLegacyMode()
-    .include('dialog[open]')
+    .include(only)
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
     .options({ resultTypes: ['violations'] })
     .analyze();
@@ -114,6 +126,39 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       }
       await other.page.screenshot({ path: `/tmp/shots/edits/anonymous-history-${name}.png` });
       await other.context.close();
+    });
+
+    test('an operator sees what a reported post said before its author edited it', async ({ page, provider, browser, baseURL }, testInfo) => {
+      const operator = operatorOrSkip(provider);
+      await signUp(page, provider);
+      const before = uniqueText('Buy cheap pills at spam.example');
+      await createPostViaApi(page, before);
+      const reporter = await secondPerson(browser, provider, baseURL, viewport);
+      const feed = new FeedPage(reporter.page, 'discover');
+      await feed.goto();
+      const dialog = await (await feed.find(before)).report('Spam');
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await reporter.context.close();
+
+      const mine = new FeedPage(page, 'discover');
+      await mine.goto();
+      const after = uniqueText('Just a beer');
+      await editCaption(await mine.find(before), after);
+
+      const opContext = await browser.newContext({ baseURL, viewport });
+      const opPage = await opContext.newPage();
+      await signInAsOperator(opPage, provider, operator);
+      const admin = new AdminPage(opPage);
+      await admin.goto();
+      const report = admin.report(after);
+      await expect(report).toContainText('edited by its author');
+      const history = report.locator('details');
+      await expect(history.getByText('Before it was edited (1 earlier version)')).toBeVisible();
+      await expect(history.getByRole('list', { name: 'Earlier versions, newest first' })).toContainText(before);
+      await report.scrollIntoViewIfNeeded();
+      await opPage.screenshot({ path: `/tmp/shots/edits/admin-history-${name}.png` });
+      await axeOnDialog(opPage, testInfo, `a reported post's history (${name})`, 'main');
+      await opContext.close();
     });
   });
 }
