@@ -208,3 +208,20 @@ t.test('operators see what a reported post said before it was edited', async (t)
   t.same(reported.history.map((v) => [v.caption, v.altText]), [['Buy cheap pills at spam.example', '']], 'and what it said when reported');
   t.match(reports.find((r) => r.itemId === quiet.id), { editedAt: null, history: [] }, 'an unedited post has no history');
 });
+
+t.test('an edit and the version it keeps are one transaction: when the edit fails, no version is left', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const asAlice = client(app, alice.token);
+  const db = app.database.sqlite;
+  const post = insertPost(db, { userId: alice.id, caption: 'Before' });
+  // The post's update fails after the version row was written (a disk error, say).
+  db.exec("CREATE TEMP TRIGGER fail_edit BEFORE UPDATE OF caption ON posts BEGIN SELECT RAISE(ABORT, 'simulated failure'); END");
+  const res = await asAlice('PATCH', `/api/post?postId=${post.id}`, { caption: 'After' });
+  t.equal(res.status, 500, 'our failure, answered as one');
+  t.notMatch(res.body, /simulated|SQLITE/, 'without its details');
+  t.equal((db.prepare('SELECT count(*) AS n FROM post_versions').get() as { n: number }).n, 0, 'no version of an edit that did not happen');
+  t.match(db.prepare('SELECT caption, edited_at AS editedAt FROM posts WHERE id = ?').get(post.id), { caption: 'Before', editedAt: null });
+  db.exec('DROP TRIGGER fail_edit');
+  t.equal((await asAlice('PATCH', `/api/post?postId=${post.id}`, { caption: 'After' })).status, 200, 'and the same edit goes through once it can');
+});
