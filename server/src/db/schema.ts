@@ -92,6 +92,8 @@ export const posts = sqliteTable(
     altText: text('alt_text').notNull().default(''),
     /** 1 while its author is suspended: listed nowhere, liked and commented by nobody. */
     hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    /** When its author last changed the caption or the photo's description; null: never (post_versions holds what it said before). */
+    editedAt: integer('edited_at'),
   },
   (t) => [
     // Discover: newest first over visible posts.
@@ -106,6 +108,26 @@ export const posts = sqliteTable(
       .on(t.createdAt, t.id, t.userId)
       .where(sql`${t.isProfilePicture} = 0 AND ${t.isAnonymous} = 0 AND ${t.hidden} = 0`),
   ],
+);
+
+/**
+ * What a post said before each edit (domain/post-edits-repository.ts): one row per edit, the
+ * caption and description it replaced and since when they had been shown (`written_at`: the
+ * post's created_at or its previous edited_at). No author column: the post's is the author,
+ * and an anonymous post's history names nobody. Goes with its post (cascade).
+ */
+export const postVersions = sqliteTable(
+  'post_versions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    caption: text('caption').notNull(),
+    altText: text('alt_text').notNull(),
+    writtenAt: integer('written_at').notNull(),
+  },
+  (t) => [index('post_versions_post_idx').on(t.postId, t.id)],
 );
 
 /**

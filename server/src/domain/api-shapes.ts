@@ -36,6 +36,8 @@ export const Post = Type.Object({
   altText: Type.String(),
   isAnonymous: Type.Boolean(),
   created_at: Type.String(),
+  /** When its author last changed the caption or a photo's description; null: never edited (GET /api/post-versions lists what it said before). */
+  editedAt: Nullable(Type.String()),
   username: Nullable(Type.String()),
   profilePictureUrl: Nullable(Type.String()),
   isOwner: Type.Boolean(),
@@ -44,6 +46,25 @@ export const Post = Type.Object({
   commentCount: Type.Integer(),
   comments: Type.Array(Comment),
   cursor: Type.String(),
+});
+
+/** One version of a post's text (GET /api/post-versions): what it said from `created_at` until the next edit. Names nobody. */
+export const PostVersion = Type.Object({
+  caption: Type.String(),
+  /** The photo's description in this version ('' when none). */
+  altText: Type.String(),
+  /** When this text was written: the post's creation, or the edit that made it. */
+  created_at: Type.String(),
+  /** The text the post shows now (the first of the list). */
+  current: Type.Boolean(),
+});
+
+/** PATCH /api/post's answer: the post's text as it stands after the edit. */
+export const PostEdit = Type.Object({
+  postid: Type.Integer(),
+  caption: Type.String(),
+  altText: Type.String(),
+  editedAt: Nullable(Type.String()),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
@@ -77,6 +98,8 @@ export const ProfileMatch = Type.Object({ username: Type.String(), profilePictur
 
 export type CommentView = Static<typeof Comment>;
 export type PostView = Static<typeof Post>;
+export type PostVersionView = Static<typeof PostVersion>;
+export type PostEditView = Static<typeof PostEdit>;
 export type OwnProfileView = Static<typeof OwnProfile>;
 export type UserProfileView = Static<typeof UserProfile>;
 export type LikeStateView = Static<typeof LikeState>;
@@ -128,6 +151,10 @@ export const AdminReport = Type.Object({
   reporterCount: Type.Integer(),
   reasons: Type.Array(ReportReasonView),
   lastReportedAt: Type.String(),
+  /** A reported post's last edit by its author; null when never edited (and for comments). */
+  editedAt: Nullable(Type.String()),
+  /** What a reported post said before each edit, newest first (empty for comments and unedited posts). */
+  history: Type.Array(Type.Object({ caption: Type.String(), altText: Type.String(), created_at: Type.String() })),
 });
 
 /** One recorded operator action. */

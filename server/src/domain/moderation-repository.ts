@@ -28,6 +28,10 @@ export interface OpenReportRow {
   isAnonymous: number;
   author: string;
   authorSuspended: number;
+  /** A reported post's last edit (posts.edited_at); null for comments and unedited posts. */
+  editedAt: number | null;
+  /** JSON array of { id, caption, altText, created_at } (ms): what a reported post said before each edit. */
+  history: string;
 }
 
 export interface ActionRow {
@@ -89,7 +93,12 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     SELECT o.post_id AS postId, o.comment_id AS commentId, o.reporterCount, o.lastReportedAt, o.reasons,
       coalesce(c.content, p.caption) AS text, coalesce(c.created_at, p.created_at) AS createdAt,
       p.media_key AS mediaKey, CASE WHEN c.id IS NULL THEN p.is_anonymous ELSE 0 END AS isAnonymous,
-      u.username AS author, u.suspended_at IS NOT NULL AS authorSuspended
+      u.username AS author, u.suspended_at IS NOT NULL AS authorSuspended,
+      CASE WHEN c.id IS NULL THEN p.edited_at END AS editedAt,
+      -- A reported post's earlier versions (post_versions_post_idx), so an edit cannot hide what was reported.
+      CASE WHEN c.id IS NULL AND p.edited_at IS NOT NULL THEN (
+        SELECT json_group_array(json_object('id', v.id, 'caption', v.caption, 'altText', v.alt_text, 'created_at', v.written_at))
+        FROM post_versions v WHERE v.post_id = p.id) ELSE '[]' END AS history
     FROM open o
     JOIN posts p ON p.id = o.post_id
     LEFT JOIN comments c ON c.id = o.comment_id

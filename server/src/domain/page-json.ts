@@ -17,7 +17,8 @@ interface PostFragment {
   height: number;
   mediumWidth: number;
   createdAt: number;
-  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
+  editedAt: number | null;
+  /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
   /** `,"cursor":"…"}` */
   tail: string;
@@ -41,7 +42,7 @@ function jsonKeys<T>() {
     Object.fromEntries(names.map((n) => [n, `"${n}":`])) as Record<K, string> & ([Exclude<keyof T, K>] extends [never] ? unknown : { missing: Exclude<keyof T, K> });
 }
 const P = jsonKeys<PostView>()(
-  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at',
+  'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at', 'editedAt',
   'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
 );
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
@@ -96,7 +97,8 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.width === r.width &&
       kept.height === r.height &&
       kept.mediumWidth === r.mediumWidth &&
-      kept.createdAt === r.createdAt
+      kept.createdAt === r.createdAt &&
+      kept.editedAt === r.editedAt
     ) {
       return kept;
     }
@@ -110,10 +112,12 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       height: r.height,
       mediumWidth: r.mediumWidth,
       createdAt: r.createdAt,
+      editedAt: r.editedAt,
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
-        `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
+        `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}",` +
+        `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
     };
     posts.set(r.id, fragment);

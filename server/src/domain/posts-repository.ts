@@ -77,7 +77,7 @@ export interface VisiblePost {
 // (one probe of the likes primary key) in the same statement as the keyset.
 const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altText, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
   p.width, p.height, p.medium_width AS mediumWidth, p.like_count AS likeCount, p.comment_count AS commentCount, p.created_at AS createdAt,
-  u.username, u.profile_picture_key AS pictureKey,
+  p.edited_at AS editedAt, u.username, u.profile_picture_key AS pictureKey,
   EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
 
 // Page statements do not filter on users.deleted_at: with sqlite_stat1 present

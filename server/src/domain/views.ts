@@ -22,6 +22,8 @@ export interface PostRow {
   username: string;
   pictureKey: string | null;
   liked: number;
+  /** When its author last edited it (posts.edited_at); null: never. */
+  editedAt: number | null;
 }
 
 export interface CommentRow {

@@ -79,10 +79,6 @@ export function createMediaRepository(sqlite: Database.Database) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   // The author's own, visible post only: anyone else's (or a profile picture) changes nothing.
-  const setAltTextStmt = sqlite.prepare<{ id: number; user: number; altText: string }, { id: number }>(
-    `UPDATE posts SET alt_text = @altText
-     WHERE id = @id AND user_id = @user AND is_profile_picture = 0 AND hidden = 0 RETURNING id`,
-  );
   // What the user's quota counts: their posts' images and raw uploads waiting to become posts.
   const storageUsedStmt = sqlite.prepare<[number, number], number>(
     `SELECT (SELECT coalesce(sum(stored_bytes), 0) FROM posts WHERE user_id = ?)
@@ -157,11 +153,6 @@ export function createMediaRepository(sqlite: Database.Database) {
     live.assert(userId);
     return claimStmt.run(key, userId).changes === 1;
   });
-  const setAltText = sqlite.transaction((postId: number, userId: number, altText: string): boolean => {
-    live.assert(userId);
-    return setAltTextStmt.get({ id: postId, user: userId, altText }) !== undefined;
-  });
-
   type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };
   /** `userId` null: an operator's removal, with `record` run in the same transaction (domain/moderation-repository.ts). */
   const deletePost = sqlite.transaction((postId: number, userId: number | null, record?: (post: DeletedPost) => void): DeleteResult => {
@@ -207,7 +198,6 @@ export function createMediaRepository(sqlite: Database.Database) {
     /** The new post's id, or what the author's storage held when this post would pass `quotaBytes`; 401/403 unless live. */
     insertPost: (post: NewPost, quotaBytes: number) => insertPost.immediate(post, quotaBytes),
     /** True when the post is the user's and now has this description. */
-    setAltText: (postId: number, userId: number, altText: string): boolean => setAltText.immediate(postId, userId, altText),
     /** Whether the account still exists (removal may run while an image is processed). */
     userExists: (userId: number) => live.exists(userId),
     profilePictureKey: (userId: number) => pictureKeyStmt.get(userId)?.key ?? null,

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import { cleanText } from '../domain/text.js';
+import { cleanAltText, cleanCaption } from '../domain/post-text.js';
 import { accountGone } from '../domain/live-user.js';
 import type { AuthUser } from '../domain/users-repository.js';
 import {
@@ -20,18 +20,7 @@ import { isLocalStorage } from '../storage/local.js';
 import type { Storage } from '../storage/storage.js';
 import type { DeletedPost, MediaRepository } from './media-repository.js';
 import { createPageWriter } from '../domain/page-json.js';
-import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH } from '../domain/limits.js';
 import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../storage/media-keys.js';
-
-/** A photo's description as stored: cleaned like every text (domain/text.ts), at most ALT_TEXT_MAX_LENGTH characters. */
-function cleanAltText(raw: string | undefined): string {
-  if (raw === undefined) return '';
-  const text = cleanText(raw);
-  if (Array.from(text).length > ALT_TEXT_MAX_LENGTH) {
-    throw badRequest(`The photo's description is too long: at most ${ALT_TEXT_MAX_LENGTH} characters.`);
-  }
-  return text;
-}
 
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
@@ -222,12 +211,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       let caption = '';
       if (!isProfilePicture) {
         if (body.caption === undefined) throw badRequest('A caption is required.');
-        if (body.caption.length > CAPTION_MAX_LENGTH) {
-          throw badRequest(`The caption is too long: at most ${CAPTION_MAX_LENGTH} characters (it has ${body.caption.length}).`);
-        }
-        // Control and hidden characters are dropped and marks limited, as in comments (domain/text.ts).
-        caption = cleanText(body.caption);
-        if (!caption) throw badRequest('The caption cannot be blank.');
+        caption = cleanCaption(body.caption);
       }
       const altText = isProfilePicture ? '' : cleanAltText(body.altText);
 
@@ -332,18 +316,12 @@ export function createMediaService(deps: MediaServiceDeps) {
           username: user.username,
           pictureKey,
           liked: 0,
+          editedAt: null,
         },
         [],
         user.id,
         ),
       };
-    },
-
-    /** The author describes their photo anew ('' takes the description away). */
-    updateAltText(user: AuthUser, postId: number, raw: string): { postid: number; altText: string } {
-      const altText = cleanAltText(raw);
-      if (!repo.setAltText(postId, user.id, altText)) throw notFound('You have no such post.');
-      return { postid: postId, altText };
     },
 
     /** What the user's images and waiting uploads take, and their quota (0: none). */

@@ -100,22 +100,6 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     },
   );
 
-  // The author describes the photo afterwards (or takes the description away with '').
-  fastify.patch(
-    '/api/post',
-    {
-      onRequest: fastify.authenticate,
-      schema: {
-        querystring: Type.Object({ postId: IdParam }),
-        body: Type.Object({ altText: Type.String({ maxLength: 20_000 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ postid: Type.Integer(), altText: Type.String() }), ...apiErrors },
-      },
-    },
-    async (request) => {
-      return service.updateAltText(request.user, Number(request.query.postId), request.body.altText);
-    },
-  );
-
   // Processed images only; the strict pattern leaves no room for traversal, and raw uploads have no route.
   fastify.get('/media/*', { config: { rateLimit: false } }, async (request, reply) => {
     const path = (request.params as { '*': string })['*'];

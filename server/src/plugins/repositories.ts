@@ -5,6 +5,7 @@ import { createFollowsRepository, type FollowsRepository } from '../domain/follo
 import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
 import { createModerationRepository, type ModerationRepository } from '../domain/moderation-repository.js';
 import { createNotificationsRepository, type NotificationsRepository } from '../domain/notifications-repository.js';
+import { createPostEditsRepository, type PostEditsRepository } from '../domain/post-edits-repository.js';
 import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
 import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
 import { createReadPool, type ReadPool } from '../feeds/read-pool.js';
@@ -22,6 +23,8 @@ declare module 'fastify' {
     blocks: BlocksRepository;
     moderation: ModerationRepository;
     notifications: NotificationsRepository;
+    /** Edits of a post by its author and the versions they leave. */
+    postEdits: PostEditsRepository;
   }
 }
 
@@ -47,6 +50,7 @@ export default fp(
     fastify.decorate('blocks', createBlocksRepository(sqlite, posts));
     fastify.decorate('moderation', createModerationRepository(sqlite, posts, comments));
     fastify.decorate('notifications', createNotificationsRepository(sqlite));
+    fastify.decorate('postEdits', createPostEditsRepository(sqlite, posts));
   },
   { name: 'repositories', dependencies: ['db'] },
 );

@@ -50,6 +50,10 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           .sort((a, b) => b.created_at - a.created_at)
           .map((x) => ({ reason: x.reason, note: x.note, created_at: iso(x.created_at) })),
         lastReportedAt: iso(r.lastReportedAt),
+        editedAt: r.editedAt === null ? null : iso(r.editedAt),
+        history: (JSON.parse(r.history) as Array<{ id: number; caption: string; altText: string; created_at: number }>)
+          .sort((a, b) => b.id - a.id)
+          .map((v) => ({ caption: v.caption, altText: v.altText, created_at: iso(v.created_at) })),
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),

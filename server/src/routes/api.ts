@@ -9,6 +9,7 @@ import followRoutes from './follows.js';
 import likeRoutes from './likes.js';
 import moderationRoutes from './moderation.js';
 import notificationRoutes from './notifications.js';
+import postEditRoutes from './post-edits.js';
 import sessionRoutes from './session.js';
 import userRoutes from './users.js';
 
@@ -32,6 +33,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(exportRoutes);
   await fastify.register(moderationRoutes);
   await fastify.register(notificationRoutes);
+  await fastify.register(postEditRoutes);
   await fastify.register(adminRoutes, { prefix: '/admin' });
 };
 

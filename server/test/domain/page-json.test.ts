@@ -63,6 +63,7 @@ function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostV
     altText: row.altText,
     isAnonymous: row.isAnonymous === 1,
     created_at: new Date(row.createdAt).toISOString(),
+    editedAt: row.editedAt === null ? null : new Date(row.editedAt).toISOString(),
     username: hidden ? null : row.username,
     profilePictureUrl: hidden ? null : pictureUrl(row.pictureKey),
     isOwner,
@@ -106,8 +107,8 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
   const newest = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 1).rows[0]!;
   sqlite.prepare('UPDATE posts SET caption = ? WHERE id = ?').run('edited "by hand"', newest.id);
   // Every other column a post's kept text is made from, each on a post of its own.
-  const others = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 6).rows.slice(1).map((r) => r.id);
-  for (const [i, set] of ["media_key = 'moved'", 'width = 7', 'height = 9', 'is_anonymous = 1 - is_anonymous', 'created_at = created_at - 1'].entries()) {
+  const others = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 7).rows.slice(1).map((r) => r.id);
+  for (const [i, set] of ["media_key = 'moved'", 'width = 7', 'height = 9', 'is_anonymous = 1 - is_anonymous', 'created_at = created_at - 1', 'edited_at = 1700000999000'].entries()) {
     sqlite.prepare(`UPDATE posts SET ${set} WHERE id = ?`).run(others[i]);
   }
   sqlite.prepare("UPDATE comments SET content = 'edited comment' WHERE post_id = ?").run(newest.id);
@@ -115,6 +116,10 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
   check('after edits');
   const after = JSON.parse(write(posts.discover({ id: cat, blockCount: 0 }, NEWEST, 1), cat));
   t.equal(after[0].caption, 'edited "by hand"');
+  t.equal(after[0].editedAt, null, 'a change made by hand is no edit of its author');
+  const editedOne = (JSON.parse(write(posts.discover({ id: cat, blockCount: 0 }, NEWEST, 7), cat)) as Array<{ postid: number; editedAt: string | null }>)
+    .find((p) => p.postid === others[5]);
+  t.equal(editedOne?.editedAt, new Date(1700000999000).toISOString(), 'an edited post says when');
   t.ok(after[0].comments.some((c: { content: string }) => c.content === 'edited comment'));
 });
 

@@ -42,8 +42,9 @@ t.test("a photo's description: given at create-post, shown in every feed, edited
 
   // Editing: the author only.
   const edited = await asAlice('PATCH', `/api/post?postId=${post.postid}`, { altText: ' Now with a lime wedge ' });
-  t.same(edited.json, { postid: post.postid, altText: 'Now with a lime wedge' });
-  t.equal((await asBob('PATCH', `/api/post?postId=${post.postid}`, { altText: 'hacked' })).status, 404, "not someone else's");
+  t.match(edited.json, { postid: post.postid, altText: 'Now with a lime wedge', caption: 'Cold one' });
+  // As deleting it: someone else's post is 403, one that is not there 404 (test/api/post-edits.test.ts).
+  t.equal((await asBob('PATCH', `/api/post?postId=${post.postid}`, { altText: 'hacked' })).status, 403, "not someone else's");
   t.equal((await asAlice('PATCH', '/api/post?postId=999999', { altText: 'x' })).status, 404);
   t.equal((await asAlice('PATCH', '/api/post?postId=abc', { altText: 'x' })).status, 400);
   t.equal((await asAlice('PATCH', `/api/post?postId=${post.postid}`, { altText: 'y'.repeat(1501) })).status, 400);

@@ -8,7 +8,7 @@ import { getConfig } from '@/lib/config';
 interface EditAltTextProps {
   postId: number;
   current: string;
-  onSaved: (altText: string) => void;
+  onSaved: (edit: api.PostEdit) => void;
   onClose: () => void;
 }
 
@@ -30,7 +30,7 @@ export function EditAltTextDialog({ postId, current, onSaved, onClose }: EditAlt
             setBusy(true);
             setError(null);
             try {
-              onSaved((await api.updateAltText(postId, text.trim())).altText);
+              onSaved(await api.updateAltText(postId, text.trim()));
               close();
             } catch (err) {
               setError(err instanceof api.ApiError ? err.message : 'The description could not be saved. Please try again.');

@@ -74,6 +74,12 @@ export const TrashIcon = (p: IconProps) => (
   </Svg>
 );
 
+export const PencilIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4" />
+  </Svg>
+);
+
 export const BackIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="M15 18l-6-6 6-6" />

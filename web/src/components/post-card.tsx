@@ -1,8 +1,9 @@
 import { memo, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
-import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, ShareIcon, TrashIcon } from '@/components/icons';
+import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, PencilIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import { EditAltTextDialog } from '@/components/alt-text';
+import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
@@ -43,7 +44,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const [reporting, setReporting] = useState<{ kind: 'post' | 'comment'; id: number } | null>(null);
   const [showAlt, setShowAlt] = useState(false);
   const [editingAlt, setEditingAlt] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
   const altId = useId();
+  const applyEdit = (edit: api.PostEdit) => onChange({ ...post, caption: edit.caption, altText: edit.altText, editedAt: edit.editedAt });
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -154,14 +158,28 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
           ) : (
             <span className={styles.name}>{name}</span>
           )}
-          <time className={styles.date} dateTime={post.created_at}>
-            {formatDate(post.created_at)}
-          </time>
+          <span className={styles.date}>
+            <time dateTime={post.created_at}>{formatDate(post.created_at)}</time>
+            {post.editedAt && (
+              <>
+                {' · '}
+                {/* The earlier versions, for anyone who sees the post (docs/api.md, "Editing a post"). */}
+                <button type="button" className={styles.edited} onClick={() => setShowHistory(true)} title="See the earlier versions">
+                  <time dateTime={post.editedAt}>{editedLabel(post.editedAt)}</time>
+                </button>
+              </>
+            )}
+          </span>
         </div>
         {post.isOwner ? (
-          <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
-            <TrashIcon size={20} />
-          </button>
+          <>
+            <button type="button" className={`${styles.iconButton} ${styles.editButton}`} onClick={() => setEditing(true)} aria-label="Edit post" title="Edit post">
+              <PencilIcon size={20} />
+            </button>
+            <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
+              <TrashIcon size={20} />
+            </button>
+          </>
         ) : (
           <PostMenu
             blockLabel={post.isAnonymous ? 'Block the author of this post' : `Block ${name}`}
@@ -213,10 +231,12 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
         <EditAltTextDialog
           postId={post.postid}
           current={post.altText}
-          onSaved={(altText) => onChange({ ...post, altText })}
+          onSaved={applyEdit}
           onClose={() => setEditingAlt(false)}
         />
       )}
+      {editing && <EditPostDialog post={post} onSaved={applyEdit} onClose={() => setEditing(false)} />}
+      {showHistory && <PostHistoryDialog postId={post.postid} onClose={() => setShowHistory(false)} />}
 
       <div className={styles.body}>
         <div className={styles.actions}>

@@ -15,6 +15,8 @@ import type {
   ModerationNoticeView as ModerationNotice,
   NotificationGroupView as NotificationGroup,
   OwnProfileView as UserPosts,
+  PostEditView as PostEdit,
+  PostVersionView as PostVersion,
   PostView as Post,
   ProfileMatchView as ProfileResult,
   ReportReasonName as ReportReason,
@@ -31,6 +33,8 @@ export type {
   ModerationNotice,
   NotificationGroup,
   Post,
+  PostEdit,
+  PostVersion,
   ProfileResult,
   ReportReason,
   UserPosts,
@@ -357,9 +361,16 @@ export async function createPost(
   return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous, altText } });
 }
 
-/** The author describes their photo anew ('' takes the description away). */
+/** The author describes their photo anew ('' takes the description away): an edit, as editPost's. */
 export const updateAltText = (postId: number, altText: string) =>
-  request<{ postid: number; altText: string }>(`/api/post?postId=${postId}`, { method: 'PATCH', body: { altText } });
+  request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: { altText } });
+
+/** The author changes the caption and the photo's description (docs/api.md, "Editing a post"). */
+export const editPost = (postId: number, changes: { caption: string; altText: string }) =>
+  request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: changes });
+
+/** A post's text now and before each edit, newest first. */
+export const getPostVersions = (postId: number) => request<PostVersion[]>(`/api/post-versions?postId=${postId}`);
 
 export async function changeProfilePicture(
   file: File,

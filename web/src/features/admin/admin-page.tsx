@@ -281,9 +281,25 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
           <p className={styles.meta}>
             Posted {formatDate(r.created_at)} · {r.reporterCount} {r.reporterCount === 1 ? 'person' : 'people'} reported it, last on{' '}
             {formatDate(r.lastReportedAt)}
+            {r.editedAt && ` · edited by its author ${formatDate(r.editedAt)}`}
           </p>
         </div>
       </div>
+      {r.history.length > 0 && (
+        // Open from the start: an edit must not hide what was reported (docs/api.md, "Editing a post").
+        <details className={styles.history} open>
+          <summary>Before it was edited ({r.history.length === 1 ? '1 earlier version' : `${r.history.length} earlier versions`})</summary>
+          <ol aria-label="Earlier versions, newest first">
+            {r.history.map((v, i) => (
+              <li key={i}>
+                <span className={styles.meta}>Written {formatDate(v.created_at)}</span>
+                <p className={styles.text}>{v.caption || <em>No caption</em>}</p>
+                {v.altText && <p className={styles.meta}>Photo description: {v.altText}</p>}
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
       <ul className={styles.reasons} aria-label="Reasons given">
         {r.reasons.map((x, i) => (
           <li key={i}>

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { IdParam, PostEdit, PostVersion } from '../domain/api-shapes.js';
+import { parseId } from '../domain/paging.js';
+import type { PostChanges } from '../domain/post-edits-repository.js';
+import { cleanAltText, cleanCaption } from '../domain/post-text.js';
+import { badRequest } from '../errors.js';
+import { errors, writeErrors } from './api-schemas.js';
+
+/** How many photos a post has today: one. The `photos` list of an edit is ready for more (docs/api.md, "Editing a post"). */
+const PHOTOS_PER_POST = 1;
+
+const RawText = Type.String({ maxLength: 20_000 });
+
+/**
+ * The author's edit, checked and cleaned exactly as when posting (domain/post-text.ts): the
+ * caption, and the photo's description either as `altText` (one photo) or as `photos`, a
+ * description per photo by its place in the post.
+ */
+function changesOf(body: { caption?: string; altText?: string; photos?: Array<{ index: number; altText: string }> }): PostChanges {
+  const changes: PostChanges = {};
+  if (body.caption !== undefined) changes.caption = cleanCaption(body.caption);
+  if (body.altText !== undefined && body.photos !== undefined) throw badRequest('Give the description either as altText or in photos, not both.');
+  if (body.altText !== undefined) changes.altText = cleanAltText(body.altText);
+  const seen = new Set<number>();
+  for (const photo of body.photos ?? []) {
+    if (photo.index >= PHOTOS_PER_POST) throw badRequest(`This post has ${PHOTOS_PER_POST} photo: photos[].index must be 0.`);
+    if (seen.has(photo.index)) throw badRequest(`photos[].index ${photo.index} is given twice.`);
+    seen.add(photo.index);
+    changes.altText = cleanAltText(photo.altText);
+  }
+  if (changes.caption === undefined && changes.altText === undefined) throw badRequest('Say what to change: caption, altText or photos.');
+  return changes;
+}
+
+/** Editing a post (its author) and its earlier versions (anyone who sees it): docs/api.md, "Editing a post". */
+const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { postEdits } = fastify;
+
+  fastify.patch(
+    '/post',
+    {
+      schema: {
+        querystring: Type.Object({ postId: IdParam }),
+        body: Type.Object(
+          {
+            caption: Type.Optional(RawText),
+            /** The photo's description, for a post of one photo. */
+            altText: Type.Optional(RawText),
+            /** Each photo's description by its place in the post (0 the first). */
+            photos: Type.Optional(
+              Type.Array(Type.Object({ index: Type.Integer({ minimum: 0, maximum: 9 }), altText: RawText }, { additionalProperties: false }), {
+                minItems: 1,
+                maxItems: 10,
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PostEdit, ...writeErrors },
+      },
+    },
+    async (request) => postEdits.edit(parseId(request.query.postId, 'postId'), request.user.id, changesOf(request.body)),
+  );
+
+  fastify.get(
+    '/post-versions',
+    {
+      schema: {
+        querystring: Type.Object({ postId: IdParam }),
+        response: { 200: Type.Array(PostVersion), ...errors },
+      },
+    },
+    async (request) =>
+      postEdits.versions(parseId(request.query.postId, 'postId'), request.user.id).map((v, i) => ({
+        caption: v.caption,
+        altText: v.altText,
+        created_at: new Date(v.writtenAt).toISOString(),
+        current: i === 0,
+      })),
+  );
+};
+
+export default postEditRoutes;

@@ -1,0 +1,164 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page, TestInfo } from '@playwright/test';
+import { AdminPage } from './pages/admin-page';
+import { FeedPage } from './pages/feed-page';
+import type { PostCard } from './pages/post-card';
+import {
+  accessToken,
+  createPostViaApi,
+  expect,
+  operatorOrSkip,
+  PHONE_AND_DESKTOP,
+  secondPerson,
+  signInAsOperator,
+  signUp,
+  test,
+  uniqueText,
+} from './fixtures';
+
+// Issue 38, part 3: the author edits a post; everyone who sees it sees "Edited" and the earlier versions.
+test.describe.configure({ mode: 'parallel' });
+
+/** axe (WCAG 2.2 AA, as tests/e2e/a11y.spec.ts runs it) on the dialog open now (or what `only` selects). */
+async function axeOnDialog(page: Page, testInfo: TestInfo, what: string, only = 'dialog[open]'): Promise<void> {
+  const { violations } = await new AxeBuilder({ page })
+    .setLegacyMode()
+    .include(only)
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .options({ resultTypes: ['violations'] })
+    .analyze();
+  const lines = violations.flatMap((v) => [`${v.id}: ${v.help}`, ...v.nodes.map((n) => `  ${n.target.join(' ')}: ${n.html.slice(0, 140)}`)]);
+  testInfo.annotations.push({ type: 'axe', description: `${what}: ${violations.length} violations` });
+  expect(violations.length, `axe on ${what}:\n${lines.join('\n')}`).toBe(0);
+}
+
+/** The author's "Edit post" dialog: a new caption, saved. */
+async function editCaption(card: PostCard, caption: string): Promise<void> {
+  await card.root.getByRole('button', { name: 'Edit post' }).click();
+  const dialog = card.root.page().getByRole('dialog', { name: 'Edit post' });
+  await dialog.getByLabel('Caption').fill(caption);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  // Closed, and gone from the page (not only hidden).
+  await expect(card.root.page().locator('dialog')).toHaveCount(0);
+}
+
+async function apiText(page: Page, path: string): Promise<string> {
+  const res = await page.request.get(path, { headers: { authorization: `Bearer ${await accessToken(page)}` } });
+  expect(res.status(), path).toBe(200);
+  return res.text();
+}
+
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
+  test.describe(`post edits on a ${name}`, () => {
+    test.use({ viewport });
+
+    test('the author edits the caption; everyone sees "Edited" and can open the earlier version', async ({ page, provider, browser, baseURL }, testInfo) => {
+      await signUp(page, provider);
+      const before = uniqueText('Cold one aftr work');
+      await createPostViaApi(page, before);
+      const feed = new FeedPage(page, 'discover');
+      await feed.goto();
+      const card = await feed.find(before);
+      await expect(card.root.getByRole('button', { name: /^Edited/ })).toHaveCount(0);
+
+      await card.root.getByRole('button', { name: 'Edit post' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Edit post' });
+      await expect(dialog.getByLabel('Caption')).toHaveValue(before);
+      await expect(dialog.getByText(`${before.length}/2200`)).toBeVisible();
+      await page.screenshot({ path: `/tmp/shots/edits/edit-dialog-${name}.png` });
+      await axeOnDialog(page, testInfo, `the edit dialog (${name})`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      const after = before.replace('aftr', 'after');
+      await editCaption(card, after);
+      const edited = feed.post(after);
+      await expect(edited.root.getByText(after)).toBeVisible();
+      await expect(edited.root.getByRole('button', { name: /^Edited \S/ })).toBeVisible();
+
+      // Someone else sees the new caption, "Edited", and what it said before.
+      const other = await secondPerson(browser, provider, baseURL, viewport);
+      const theirs = new FeedPage(other.page, 'discover');
+      await theirs.goto();
+      const seen = await theirs.find(after);
+      await seen.root.getByRole('button', { name: /^Edited/ }).click();
+      const history = other.page.getByRole('dialog', { name: 'Edit history' });
+      const versions = history.getByRole('list', { name: 'Versions, newest first' }).getByRole('listitem');
+      await expect(versions).toHaveCount(2);
+      await expect(versions.nth(0)).toContainText(after);
+      await expect(versions.nth(0)).toContainText('Current version');
+      await expect(versions.nth(1)).toContainText(before);
+      await expect(versions.nth(1)).toContainText('Posted');
+      await other.page.screenshot({ path: `/tmp/shots/edits/history-${name}.png` });
+      await axeOnDialog(other.page, testInfo, `the edit history (${name})`);
+      await history.getByRole('button', { name: 'Close' }).click();
+      await expect(history).toHaveCount(0);
+      await other.page.screenshot({ path: `/tmp/shots/edits/edited-card-${name}.png` });
+      await other.context.close();
+    });
+
+    test('an anonymous post edited by its author names nobody: not on the page, not in the API', async ({ page, provider, browser, baseURL }) => {
+      const me = await signUp(page, provider);
+      const before = uniqueText('Guess who');
+      await createPostViaApi(page, before, true);
+      const mine = new FeedPage(page, 'discover');
+      await mine.goto();
+      const after = `${before} (again)`;
+      await editCaption(await mine.find(before), after);
+      const myCard = mine.post(after);
+      await expect(myCard.root.getByRole('button', { name: /^Edited/ })).toBeVisible();
+      await expect(myCard.header()).toContainText('Anonymous Beer Lover');
+      await expect(myCard.root).not.toContainText(me.username);
+
+      const other = await secondPerson(browser, provider, baseURL, viewport);
+      const theirs = new FeedPage(other.page, 'discover');
+      await theirs.goto();
+      const seen = await theirs.find(after);
+      await expect(seen.header()).toContainText('Anonymous Beer Lover');
+      await seen.root.getByRole('button', { name: /^Edited/ }).click();
+      const history = other.page.getByRole('dialog', { name: 'Edit history' });
+      await expect(history.getByRole('listitem')).toHaveCount(2);
+      await expect(history).toContainText(before);
+      expect(await other.page.locator('body').innerText()).not.toContain(me.username);
+
+      const { postid } = (JSON.parse(await apiText(page, '/api/user-posts?limit=1')) as { posts: Array<{ postid: number }> }).posts[0]!;
+      for (const path of ['/api/discover-posts?limit=50', `/api/post-versions?postId=${postid}`, `/api/comment?postId=${postid}`]) {
+        expect(await apiText(other.page, path), path).not.toContain(me.username);
+      }
+      await other.page.screenshot({ path: `/tmp/shots/edits/anonymous-history-${name}.png` });
+      await other.context.close();
+    });
+
+    test('an operator sees what a reported post said before its author edited it', async ({ page, provider, browser, baseURL }, testInfo) => {
+      const operator = operatorOrSkip(provider);
+      await signUp(page, provider);
+      const before = uniqueText('Buy cheap pills at spam.example');
+      await createPostViaApi(page, before);
+      const reporter = await secondPerson(browser, provider, baseURL, viewport);
+      const feed = new FeedPage(reporter.page, 'discover');
+      await feed.goto();
+      const dialog = await (await feed.find(before)).report('Spam');
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await reporter.context.close();
+
+      const mine = new FeedPage(page, 'discover');
+      await mine.goto();
+      const after = uniqueText('Just a beer');
+      await editCaption(await mine.find(before), after);
+
+      const opContext = await browser.newContext({ baseURL, viewport });
+      const opPage = await opContext.newPage();
+      await signInAsOperator(opPage, provider, operator);
+      const admin = new AdminPage(opPage);
+      await admin.goto();
+      const report = admin.report(after);
+      await expect(report).toContainText('edited by its author');
+      const history = report.locator('details');
+      await expect(history.getByText('Before it was edited (1 earlier version)')).toBeVisible();
+      await expect(history.getByRole('list', { name: 'Earlier versions, newest first' })).toContainText(before);
+      await report.scrollIntoViewIfNeeded();
+      await opPage.screenshot({ path: `/tmp/shots/edits/admin-history-${name}.png` });
+      await axeOnDialog(opPage, testInfo, `a reported post's history (${name})`, 'main');
+      await opContext.close();
+    });
+  });
+}
