@@ -10,12 +10,14 @@ import type {
   AdminReportView as AdminReport,
   BlockedPersonView as BlockedPerson,
   CommentView as Comment,
+  FollowRequestView as FollowRequest,
   LikeStateView as LikeState,
   MeView as Me,
   ModerationNoticeView as ModerationNotice,
   NotificationGroupView as NotificationGroup,
   OwnProfileView as UserPosts,
   PostView as Post,
+  PrivacyView as Privacy,
   ProfileMatchView as ProfileResult,
   ReportReasonName as ReportReason,
   UserProfileView as ViewedUser,
@@ -26,11 +28,13 @@ export type {
   AdminReport,
   BlockedPerson,
   Comment,
+  FollowRequest,
   LikeState,
   Me,
   ModerationNotice,
   NotificationGroup,
   Post,
+  Privacy,
   ProfileResult,
   ReportReason,
   UserPosts,
@@ -206,15 +210,32 @@ export const userProfile = (username: string) => paged<ViewedUser>(LISTS.viewUse
 export const searchProfiles = (username: string) =>
   request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
 
+/** `requested`: the account is private, and the follow waits for its answer (docs/api.md, "Private accounts"). */
+export interface FollowState {
+  following: boolean;
+  requested: boolean;
+  followerCount: number;
+}
+
 export const follow = (username: string) =>
-  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+  request<FollowState>(`/api/account/${encodeURIComponent(username)}/follow`, {
     method: 'POST',
   });
 
+/** Unfollows, or cancels a follow request still waiting. */
 export const unfollow = (username: string) =>
-  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+  request<FollowState>(`/api/account/${encodeURIComponent(username)}/follow`, {
     method: 'DELETE',
   });
+
+// --- private accounts (docs/api.md, "Private accounts") ---------------------
+
+export const setPrivacy = (isPrivate: boolean) => request<Privacy>('/api/account/privacy', { method: 'PUT', body: { isPrivate } });
+export const getFollowRequests = (signal?: AbortSignal) => request<FollowRequest[]>('/api/follow-requests', { signal });
+export const approveFollowRequest = (username: string) =>
+  request<{ followerCount: number }>(`/api/follow-requests/${encodeURIComponent(username)}/approve`, { method: 'POST' });
+export const declineFollowRequest = (username: string) =>
+  request<{ declined: true }>(`/api/follow-requests/${encodeURIComponent(username)}`, { method: 'DELETE' });
 
 // --- likes, comments, posts --------------------------------------------------
 
