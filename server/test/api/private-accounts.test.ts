@@ -25,8 +25,9 @@ const WRITES: Array<[string, (api: Api, owner: Owner) => Promise<boolean>]> = [
   ['report', async (api, o) => (await api('POST', '/api/reports', { kind: 'post', id: o.named, reason: 'spam' })).status === 201],
 ];
 
-t.test('a private account\'s named posts, through every read, against a public account\'s', async (t) => {
-  const { app, createUser } = await buildTestApp(t);
+// Feed pages inline and in a read worker (server/src/feeds/read-worker.ts): the same statements on another connection.
+for (const workers of ['0', '1']) t.test(`a private account's named posts, through every read, against a public account's (READ_WORKERS=${workers})`, async (t) => {
+  const { app, createUser } = await buildTestApp(t, { READ_WORKERS: workers });
   const db = app.database.sqlite;
   const priv = await createUser('priv');
   const pub = await createUser('pub');
