@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
+import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
 import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
 
@@ -73,8 +74,11 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await friend.page.screenshot({ path: testInfo.outputPath(`profile-requested-${name}.png`), fullPage: true });
       await expectNoAxeViolations(friend.page, 'a private profile with a waiting request');
 
-      // The owner answers from the Notifications screen.
-      await page.goto('/app/notifications');
+      // The owner's bell counts the request; they answer from the Notifications screen.
+      const nav = new NavBar(page);
+      await page.reload();
+      await expect(nav.notifications).toHaveAccessibleName('Notifications, 1 unread');
+      await nav.notifications.click();
       const requests = page.getByRole('region', { name: 'Follow requests' });
       await expect(requests.getByText(`${friend.user.username} asked to follow you.`)).toBeVisible();
       await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}.png`), fullPage: true });
@@ -82,6 +86,8 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await requests.getByRole('button', { name: `Approve ${friend.user.username}` }).click();
       await expect(page.getByRole('status').filter({ hasText: `${friend.user.username} now follows you.` })).toBeVisible();
       await expect(requests.getByRole('button', { name: `Approve ${friend.user.username}` })).toHaveCount(0);
+      await expect(nav.notifications).toHaveAccessibleName(/^Notifications/);
+      await expect(nav.notifications).not.toHaveAccessibleName('Notifications, 1 unread');
 
       // Now the friend follows, and sees the posts on the profile and on Discover.
       await profile.goto(owner.username);

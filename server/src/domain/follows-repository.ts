@@ -71,6 +71,10 @@ export function createFollowsRepository(sqlite: Database.Database) {
     SELECT r.requester_id AS requesterId FROM follow_requests r JOIN users u ON u.id = r.requester_id
     WHERE r.target_id = ? AND u.deleted_at IS NULL AND u.suspended_at IS NULL
     ORDER BY r.created_at, r.requester_id`);
+  // The bell's share of them (GET /api/notifications/unread): usually an empty range of the primary key.
+  const waiting = sqlite.prepare<[number], number>(`
+    SELECT count(*) FROM follow_requests r JOIN users u ON u.id = r.requester_id
+    WHERE r.target_id = ? AND u.deleted_at IS NULL AND u.suspended_at IS NULL`).pluck();
   const clearRequests = sqlite.prepare<[number]>('DELETE FROM follow_requests WHERE target_id = ?');
   const setPrivate = sqlite.prepare<[number, number]>('UPDATE users SET is_private = ? WHERE id = ?');
   const isPrivate = sqlite.prepare<[number], number>('SELECT is_private FROM users WHERE id = ?').pluck();
@@ -162,6 +166,8 @@ export function createFollowsRepository(sqlite: Database.Database) {
     follow: (followerId: number, username: string) => change.immediate(followerId, username, true),
     /** The follow requests waiting for `me`'s answer, oldest first. */
     requestsTo: (me: number): FollowRequestRow[] => requests.all(me),
+    /** How many follow requests wait for `me`'s answer. */
+    waitingFor: (me: number): number => waiting.get(me) ?? 0,
     /** Approves `username`'s request to follow `me`: they become a follower. 404 when there is no such request. */
     approve: (me: number, username: string) => approve.immediate(me, username),
     /** Declines `username`'s request to follow `me`. 404 when there is no such request. */

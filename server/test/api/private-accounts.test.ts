@@ -108,6 +108,9 @@ t.test('follow requests: approve, decline, cancel, and public again', async (t) 
   t.same((await asAnn('GET', '/api/follow-requests')).json, [], 'only one\'s own requests');
   t.match(userCounters(db, priv.id), { followerCount: 0 });
   t.match(userCounters(db, ann.id), { followingCount: 0 });
+  // The bell counts the waiting requests apart from the notifications; a request rings nothing else.
+  t.same((await asPriv('GET', '/api/notifications/unread')).json, { unread: 0, followRequests: 3 });
+  t.same((await asPriv('GET', '/api/notifications')).json, [], 'a request is not a follow');
 
   // Ann is approved: she follows, and sees the post only now.
   t.same((await asPriv('POST', '/api/follow-requests/ANN/approve')).json, { followerCount: 1 });
@@ -123,6 +126,7 @@ t.test('follow requests: approve, decline, cancel, and public again', async (t) 
   t.match((await asBen('GET', '/api/view-user-posts?username=priv')).json, { isFollowing: false, isRequested: false, posts: [] });
   t.same((await asCat('DELETE', '/api/account/priv/follow')).json, { following: false, requested: false, followerCount: 1 });
   t.same((await asPriv('GET', '/api/follow-requests')).json, []);
+  t.same((await asPriv('GET', '/api/notifications/unread')).json, { unread: 1, followRequests: 0 });
 
   // Ben asks again; Priv turns public: the waiting request is approved.
   await asBen('POST', '/api/account/priv/follow');

@@ -262,7 +262,7 @@ export const deleteAccount = (confirmUsername: string) =>
 // --- notifications (docs/api.md, "Notifications") ---------------------------
 
 export const getUnreadNotifications = (signal?: AbortSignal) =>
-  request<{ unread: number }>('/api/notifications/unread', { signal });
+  request<{ unread: number; followRequests: number }>('/api/notifications/unread', { signal });
 export const notifications = paged<NotificationGroup[]>(LISTS.notifications);
 /** Marks read everything up to `upTo` (the latestTime of the newest group shown); answers what stays unread. */
 export const markNotificationsRead = (upTo: number) =>

@@ -5,6 +5,7 @@ import buttons from '@/components/button.module.css';
 import * as api from '@/lib/api';
 import type { FollowRequest } from '@/lib/api';
 import { formatTime } from '@/lib/format';
+import { setFollowRequests } from '@/lib/unread-notifications';
 import styles from './notifications-page.module.css';
 
 /**
@@ -20,7 +21,10 @@ export function FollowRequests() {
     const controller = new AbortController();
     api
       .getFollowRequests(controller.signal)
-      .then(setRequests)
+      .then((list) => {
+        setRequests(list);
+        setFollowRequests(list.length);
+      })
       .catch((err: unknown) => {
         if (!controller.signal.aborted) console.error('Failed to load follow requests', err);
       });
@@ -43,7 +47,10 @@ export function FollowRequests() {
     } finally {
       setBusy(null);
     }
-    setRequests((list) => list?.filter((r) => r.username !== request.username) ?? null);
+    // One answer at a time (busy), so the list is the one shown when it was pressed.
+    const left = (requests ?? []).filter((r) => r.username !== request.username);
+    setRequests(left);
+    setFollowRequests(left.length);
   }
 
   if (!requests || (requests.length === 0 && !done)) return null;
