@@ -55,6 +55,11 @@ export const users = sqliteTable(
      * newest notification there is (marking read reads it: domain/notifications-repository.ts).
      */
     notifiedAt: integer('notified_at').notNull().default(0),
+    /**
+     * A private account (docs/api.md, "Private accounts"): new follows become follow_requests and its
+     * named posts are shown only to its followers and itself. Anonymous posts are not affected.
+     */
+    isPrivate: integer('is_private').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -211,6 +216,29 @@ export const follows = sqliteTable(
     // Notifications screen's new followers (domain/notifications-repository.ts). Its entries
     // carry follower_id, the rest of the primary key.
     index('follows_followee_time_idx').on(t.followeeId, t.createdAt),
+  ],
+);
+
+/**
+ * A follow waiting for a private account's approval (domain/follows-repository.ts). Approving
+ * moves it into follows; declining, cancelling or a block between the two deletes it.
+ */
+export const followRequests = sqliteTable(
+  'follow_requests',
+  {
+    requesterId: integer('requester_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    targetId: integer('target_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // A private account's waiting requests by time (the Notifications screen), one per pair.
+    primaryKey({ columns: [t.targetId, t.requesterId] }),
+    // Whether the caller asked to follow someone ("Requested" on their profile).
+    index('follow_requests_requester_idx').on(t.requesterId, t.targetId),
   ],
 );
 

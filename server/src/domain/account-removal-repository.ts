@@ -32,6 +32,7 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
     'DELETE FROM likes WHERE user_id = @me',
     'DELETE FROM comments WHERE user_id = @me',
     'DELETE FROM follows WHERE follower_id = @me OR followee_id = @me',
+    'DELETE FROM follow_requests WHERE requester_id = @me OR target_id = @me',
     // Its posts take other people's likes and comments on them along (ON DELETE CASCADE).
     'DELETE FROM posts WHERE user_id = @me',
     'DELETE FROM uploads WHERE user_id = @me',

@@ -77,6 +77,8 @@ export const OwnProfile = Type.Object({
   totalComments: Type.Integer(),
   followerCount: Type.Integer(),
   followingCount: Type.Integer(),
+  /** The account is private: new follows are requests, named posts are for followers (docs/api.md, "Private accounts"). */
+  isPrivate: Type.Boolean(),
   posts: Type.Array(Post),
 });
 
@@ -90,8 +92,29 @@ export const UserProfile = Type.Object({
   isFollowing: Type.Boolean(),
   /** The caller has blocked this person: no posts are listed until they unblock. */
   isBlocked: Type.Boolean(),
+  /** A private account: unless the caller follows it, no posts are listed (docs/api.md, "Private accounts"). */
+  isPrivate: Type.Boolean(),
+  /** The caller's follow request waits for this private account's answer. */
+  isRequested: Type.Boolean(),
   posts: Type.Array(Post),
 });
+
+/** GET /api/follow-requests: someone waiting for the caller's answer to follow them. */
+export const FollowRequest = Type.Object({
+  username: Type.String(),
+  profilePictureUrl: Nullable(Type.String()),
+  created_at: Type.String(),
+});
+
+/** PUT /api/account/privacy: the account's privacy after the change. */
+export const Privacy = Type.Object({
+  isPrivate: Type.Boolean(),
+  /** Follow requests approved by making the account public again. */
+  approved: Type.Integer(),
+});
+
+export type FollowRequestView = Static<typeof FollowRequest>;
+export type PrivacyView = Static<typeof Privacy>;
 
 export const LikeState = Type.Object({ likeCount: Type.Integer(), likedByUser: Type.Boolean() });
 export const ProfileMatch = Type.Object({ username: Type.String(), profilePictureUrl: Nullable(Type.String()) });

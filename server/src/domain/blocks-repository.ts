@@ -56,6 +56,10 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
   const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
     'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
   ).pluck();
+  // A waiting follow request either way goes too (docs/api.md, "Private accounts").
+  const request = sqlite.prepare<{ a: number; b: number }>(
+    'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
+  );
   // What either made on the other's things stops notifying, and comes back when the block is lifted (counters.ts).
   const counters = createCounters(sqlite);
   const live = createLiveUserCheck(sqlite);
@@ -82,6 +86,7 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
       if (follow.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
     }
+    request.run({ a: blocker, b: blocked });
   };
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {

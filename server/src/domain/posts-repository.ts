@@ -59,6 +59,16 @@ const POST_SEEN = `CASE WHEN p.is_anonymous = 1
       THEN NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = @viewer AND b.post_id = p.id)
       ELSE ${NOT_BLOCKED_BY_NAME('p.user_id')} END`;
 
+/**
+ * Whether `@viewer` may see a post aliased `p` by an author aliased `u` as far as private
+ * accounts go (docs/api.md, "Private accounts"): anonymous posts always (which ones vanished
+ * would say whose they are), named ones of a public account, and a private account's named
+ * posts for the account itself and its followers (one probe of the follows primary key, made
+ * only for a private author's named post).
+ */
+export const PRIVATE_SEEN = `(p.is_anonymous = 1 OR u.is_private = 0 OR p.user_id = @viewer
+      OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = p.user_id))`;
+
 interface PageParams {
   viewer: number;
   ts: number;
@@ -106,7 +116,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
-    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')}
+    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')} AND ${PRIVATE_SEEN}
     ORDER BY p.created_at DESC, p.id DESC
     ${limitBy('@limit')}`);
 
@@ -281,7 +291,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
     FROM posts p JOIN users u ON u.id = p.user_id
     WHERE p.id = @post AND p.is_profile_picture = 0 AND p.hidden = 0 AND u.deleted_at IS NULL
-      AND ${POST_SEEN}`);
+      AND ${POST_SEEN} AND ${PRIVATE_SEEN}`);
   // The author blocked the viewer through one of the viewer's anonymous posts: the viewer
   // still sees their named posts (hiding them would tell the author nothing, but the viewer
   // would learn who blocked them only by what vanished), and may no longer like, comment or follow.

@@ -32,6 +32,7 @@ export interface OwnProfileRow {
   commentsReceived: number;
   followerCount: number;
   followingCount: number;
+  isPrivate: number;
 }
 
 /** Another user's profile as anyone may see it: the post count leaves anonymous posts out. */
@@ -44,6 +45,10 @@ export interface PublicProfileRow {
   followingCount: number;
   isFollowing: number;
   isBlocked: number;
+  /** A private account (docs/api.md, "Private accounts"). */
+  isPrivate: number;
+  /** The viewer's follow request waits for this account's answer. */
+  isRequested: number;
 }
 
 export interface ProfileMatch {
@@ -234,7 +239,7 @@ export function createUsersRepository(sqlite: Database.Database) {
   const ownProfile = sqlite.prepare<[number], OwnProfileRow>(`
     SELECT username, email, profile_picture_key AS pictureKey, post_count AS postCount,
       likes_received AS likesReceived, comments_received AS commentsReceived,
-      follower_count AS followerCount, following_count AS followingCount
+      follower_count AS followerCount, following_count AS followingCount, is_private AS isPrivate
     FROM users WHERE id = ?`);
   // A suspended account has no profile; a block by name either way decides what the viewer is
   // shown (isBlocked: the viewer blocked them by name; hiddenFromViewer: they blocked the viewer
@@ -247,6 +252,8 @@ export function createUsersRepository(sqlite: Database.Database) {
       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = u.id) AS isFollowing,
       EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = u.id AND b.blocker_id = @viewer AND b.post_id IS NULL
         AND b.via_anonymous_post = 0) AS isBlocked,
+      u.is_private AS isPrivate,
+      EXISTS (SELECT 1 FROM follow_requests r WHERE r.target_id = u.id AND r.requester_id = @viewer) AS isRequested,
       (EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = @viewer AND b.blocker_id = u.id AND b.post_id IS NULL)
         OR EXISTS (SELECT 1 FROM blocks b WHERE b.blocked_id = u.id AND b.blocker_id = @viewer AND b.post_id IS NULL
           AND b.via_anonymous_post = 1)) AS hiddenFromViewer

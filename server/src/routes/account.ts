@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createAccountRemovalService } from '../domain/account-removal-service.js';
 import { badRequest, notFound } from '../errors.js';
+import { Privacy } from '../domain/api-shapes.js';
 import { writeErrors } from './api-schemas.js';
 
 /** The owner removes their own account; the body names it again so a stray call cannot. */
@@ -23,6 +24,18 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       if (!removed) throw notFound('Your account does not exist.');
       return { deleted: true as const };
     },
+  );
+
+  // Private or public (docs/api.md, "Private accounts"); public again approves the waiting follow requests.
+  fastify.put(
+    '/account/privacy',
+    {
+      schema: {
+        body: Type.Object({ isPrivate: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: Privacy, ...writeErrors },
+      },
+    },
+    async (request) => fastify.writes.run(() => fastify.follows.setPrivate(request.user.id, request.body.isPrivate)),
   );
 };
 

@@ -18,7 +18,12 @@ export const PageQuery = Type.Object(
 
 export const Posts = Type.Array(Post);
 
-export const FollowState = Type.Object({ following: Type.Boolean(), followerCount: Type.Integer() });
+export const FollowState = Type.Object({
+  following: Type.Boolean(),
+  /** The followee is private: the follow is a request waiting for their answer (docs/api.md, "Private accounts"). */
+  requested: Type.Boolean(),
+  followerCount: Type.Integer(),
+});
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /**

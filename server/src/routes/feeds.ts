@@ -77,6 +77,7 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         totalComments: own.commentsReceived,
         followerCount: own.followerCount,
         followingCount: own.followingCount,
+        isPrivate: own.isPrivate === 1,
       }, posts.ownPosts(request.user, before, request.query.limit), me);
     },
   );
@@ -100,6 +101,8 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const before = parseCursor(request.query.cursor, NEWEST);
       const other = users.publicProfile(request.query.username.trim(), me);
       if (!other) throw notFound(`There is no user named "${request.query.username}".`);
+      // A private account's posts are for its followers and itself (docs/api.md, "Private accounts").
+      const closed = other.isPrivate === 1 && other.isFollowing !== 1 && other.id !== me;
       return profile<UserProfileView>(reply, {
         username: other.username,
         profilePictureUrl: pictureUrl(other.pictureKey),
@@ -109,8 +112,10 @@ const feedRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         followingCount: other.followingCount,
         isFollowing: other.isFollowing === 1,
         isBlocked: other.isBlocked === 1,
+        isPrivate: other.isPrivate === 1,
+        isRequested: other.isRequested === 1,
         // Someone the viewer blocked shows as blocked, with nothing of theirs listed until unblocked.
-      }, other.isBlocked === 1 ? null : posts.publicPosts(other.id, request.user, before, request.query.limit), me);
+      }, other.isBlocked === 1 || closed ? null : posts.publicPosts(other.id, request.user, before, request.query.limit), me);
     },
   );
 };

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { notFound } from '../errors.js';
+import { FollowRequest } from '../domain/api-shapes.js';
+import { pictureUrl } from '../domain/views.js';
 import { ErrorBody, errors, FollowState, UsernameParams, writeErrors } from './api-schemas.js';
 
 const responses = { 200: FollowState, ...writeErrors, 409: ErrorBody };
@@ -26,6 +28,33 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
     writes.run(() => follows.unfollow(request.user.id, request.params.username)),
+  );
+
+  // Follow requests to the caller's private account (docs/api.md, "Private accounts").
+  fastify.get(
+    '/follow-requests',
+    { schema: { response: { 200: Type.Array(FollowRequest), ...errors } } },
+    async (request) =>
+      follows.requestsTo(request.user.id).map((r) => ({
+        username: r.username,
+        profilePictureUrl: pictureUrl(r.pictureKey),
+        created_at: new Date(r.createdAt).toISOString(),
+      })),
+  );
+
+  fastify.post(
+    '/follow-requests/:username/approve',
+    { schema: { params: UsernameParams, response: { 200: Type.Object({ followerCount: Type.Integer() }), ...writeErrors, 409: ErrorBody } } },
+    async (request) => writes.run(() => follows.approve(request.user.id, request.params.username.trim())),
+  );
+
+  fastify.delete(
+    '/follow-requests/:username',
+    { schema: { params: UsernameParams, response: { 200: Type.Object({ declined: Type.Literal(true) }), ...writeErrors } } },
+    async (request) => {
+      await writes.run(() => follows.decline(request.user.id, request.params.username.trim()));
+      return { declined: true as const };
+    },
   );
 };
 

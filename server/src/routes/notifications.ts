@@ -7,6 +7,8 @@ import { badRequest } from '../errors.js';
 import { mediaUrls } from '../storage/media-keys.js';
 import { errors, writeErrors } from './api-schemas.js';
 
+const UnreadWithRequests = Type.Object({ ...UnreadNotifications.properties, followRequests: Type.Integer() });
+
 function groupView(row: NotificationGroupRow, seenAt: number): NotificationGroupView {
   return {
     groupId: `${row.kind}.${row.postId ?? 0}.${row.day}`,
@@ -28,9 +30,12 @@ function groupView(row: NotificationGroupRow, seenAt: number): NotificationGroup
 const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { notifications, writes } = fastify;
 
-  // Polled by the web app every 30 s at most while a tab is visible: one primary-key read.
-  fastify.get('/notifications/unread', { schema: { response: { 200: UnreadNotifications, ...errors } } }, async (request) => ({
+  // Polled by the web app every 30 s at most while a tab is visible: one primary-key read, and
+  // the follow requests waiting for a private account (docs/api.md, "Private accounts"), whose
+  // count the bell adds: usually an empty range of the follow_requests primary key.
+  fastify.get('/notifications/unread', { schema: { response: { 200: UnreadWithRequests, ...errors } } }, async (request) => ({
     unread: notifications.unread(request.user.id),
+    followRequests: fastify.follows.waitingFor(request.user.id),
   }));
 
   fastify.get(

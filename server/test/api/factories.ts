@@ -105,7 +105,7 @@ export function postCounters(sqlite: Database.Database, postId: number) {
     .get(postId) as { likeCount: number; commentCount: number; likes: number; comments: number };
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Injector {
   inject(opts: { method: Method; url: string; headers?: Record<string, string>; payload?: unknown }): Promise<{
     statusCode: number;

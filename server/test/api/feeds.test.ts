@@ -191,6 +191,7 @@ t.test('user-posts: own profile with counters', async (t) => {
     totalComments: 2,
     followerCount: 1,
     followingCount: 1,
+    isPrivate: false,
   });
   t.equal(posts.length, 2);
 });

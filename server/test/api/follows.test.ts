@@ -13,8 +13,8 @@ t.test('follow, followers, unfollow: rules and counters', async (t) => {
 
   const followed = await asBob('POST', '/api/account/alice/follow');
   t.equal(followed.status, 200, 'usernames match in any case');
-  t.same(followed.json, { following: true, followerCount: 1 });
-  t.same((await asCarol('POST', '/api/account/ALICE/follow')).json, { following: true, followerCount: 2 });
+  t.same(followed.json, { following: true, requested: false, followerCount: 1 });
+  t.same((await asCarol('POST', '/api/account/ALICE/follow')).json, { following: true, requested: false, followerCount: 2 });
   t.match(userCounters(db, alice.id), { followerCount: 2, followingCount: 0 });
   t.match(userCounters(db, bob.id), { followerCount: 0, followingCount: 1 });
 
@@ -36,7 +36,7 @@ t.test('follow, followers, unfollow: rules and counters', async (t) => {
 
   const unfollowed = await asBob('DELETE', '/api/account/alice/follow');
   t.equal(unfollowed.status, 200);
-  t.same(unfollowed.json, { following: false, followerCount: 1 });
+  t.same(unfollowed.json, { following: false, requested: false, followerCount: 1 });
   const again = await asBob('DELETE', '/api/account/alice/follow');
   t.equal(again.status, 409, 'unfollow when not following');
   t.match(userCounters(db, alice.id), { followerCount: 1 });

@@ -13,6 +13,7 @@ export class AccountPage {
   readonly confirmUsername: Locator;
   readonly confirmDelete: Locator;
   readonly downloadData: Locator;
+  readonly privateAccount: Locator;
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
@@ -26,6 +27,7 @@ export class AccountPage {
     this.confirmUsername = page.getByLabel('Your username');
     this.confirmDelete = page.getByRole('button', { name: 'Delete for good' });
     this.downloadData = page.getByRole('button', { name: 'Download my data' });
+    this.privateAccount = page.getByRole('switch', { name: 'Private account' });
   }
 
   async goto(): Promise<void> {

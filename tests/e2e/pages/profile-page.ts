@@ -10,6 +10,10 @@ export class ProfilePage {
   readonly tiles: Locator;
   readonly block: Locator;
   readonly unblock: Locator;
+  /** The Follow button while a private account has not answered: pressing it cancels the request. */
+  readonly requested: Locator;
+  /** What a private account shows instead of its posts to people who do not follow it. */
+  readonly privateNotice: Locator;
 
   constructor(private readonly page: Page) {
     this.name = page.getByRole('heading', { level: 1 });
@@ -19,6 +23,8 @@ export class ProfilePage {
     this.tiles = page.getByRole('button', { name: /^Open post:/ });
     this.block = page.getByRole('button', { name: 'Block', exact: true });
     this.unblock = page.getByRole('button', { name: 'Unblock', exact: true });
+    this.requested = page.getByRole('button', { name: /^Requested/ });
+    this.privateNotice = page.getByText('This account is private', { exact: true });
   }
 
   async goto(username: string): Promise<void> {

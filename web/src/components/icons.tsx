@@ -135,6 +135,13 @@ export const MoreIcon = (p: IconProps) => (
   </Svg>
 );
 
+export const LockIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="5" y="11" width="14" height="10" rx="2" />
+    <path d="M8 11V7a4 4 0 0 1 8 0v4" />
+  </Svg>
+);
+
 export const FlagIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="M5 21V4M5 4h11l-2 4 2 4H5" />

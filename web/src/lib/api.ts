@@ -10,6 +10,7 @@ import type {
   AdminReportView as AdminReport,
   BlockedPersonView as BlockedPerson,
   CommentView as Comment,
+  FollowRequestView as FollowRequest,
   LikeStateView as LikeState,
   MeView as Me,
   ModerationNoticeView as ModerationNotice,
@@ -18,6 +19,7 @@ import type {
   PostEditView as PostEdit,
   PostVersionView as PostVersion,
   PostView as Post,
+  PrivacyView as Privacy,
   ProfileMatchView as ProfileResult,
   ReportReasonName as ReportReason,
   UserProfileView as ViewedUser,
@@ -28,6 +30,7 @@ export type {
   AdminReport,
   BlockedPerson,
   Comment,
+  FollowRequest,
   LikeState,
   Me,
   ModerationNotice,
@@ -35,6 +38,7 @@ export type {
   Post,
   PostEdit,
   PostVersion,
+  Privacy,
   ProfileResult,
   ReportReason,
   UserPosts,
@@ -210,15 +214,32 @@ export const userProfile = (username: string) => paged<ViewedUser>(LISTS.viewUse
 export const searchProfiles = (username: string) =>
   request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
 
+/** `requested`: the account is private, and the follow waits for its answer (docs/api.md, "Private accounts"). */
+export interface FollowState {
+  following: boolean;
+  requested: boolean;
+  followerCount: number;
+}
+
 export const follow = (username: string) =>
-  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+  request<FollowState>(`/api/account/${encodeURIComponent(username)}/follow`, {
     method: 'POST',
   });
 
+/** Unfollows, or cancels a follow request still waiting. */
 export const unfollow = (username: string) =>
-  request<{ following: boolean; followerCount: number }>(`/api/account/${encodeURIComponent(username)}/follow`, {
+  request<FollowState>(`/api/account/${encodeURIComponent(username)}/follow`, {
     method: 'DELETE',
   });
+
+// --- private accounts (docs/api.md, "Private accounts") ---------------------
+
+export const setPrivacy = (isPrivate: boolean) => request<Privacy>('/api/account/privacy', { method: 'PUT', body: { isPrivate } });
+export const getFollowRequests = (signal?: AbortSignal) => request<FollowRequest[]>('/api/follow-requests', { signal });
+export const approveFollowRequest = (username: string) =>
+  request<{ followerCount: number }>(`/api/follow-requests/${encodeURIComponent(username)}/approve`, { method: 'POST' });
+export const declineFollowRequest = (username: string) =>
+  request<{ declined: true }>(`/api/follow-requests/${encodeURIComponent(username)}`, { method: 'DELETE' });
 
 // --- likes, comments, posts --------------------------------------------------
 
@@ -245,7 +266,7 @@ export const deleteAccount = (confirmUsername: string) =>
 // --- notifications (docs/api.md, "Notifications") ---------------------------
 
 export const getUnreadNotifications = (signal?: AbortSignal) =>
-  request<{ unread: number }>('/api/notifications/unread', { signal });
+  request<{ unread: number; followRequests: number }>('/api/notifications/unread', { signal });
 export const notifications = paged<NotificationGroup[]>(LISTS.notifications);
 /** Marks read everything up to `upTo` (the latestTime of the newest group shown); answers what stays unread. */
 export const markNotificationsRead = (upTo: number) =>

@@ -10,12 +10,15 @@ import { pageSettled } from '@/lib/page-settled';
 const POLL_MS = 30_000;
 
 let unread = 0;
+/** Follow requests waiting for a private account's answer: the bell counts them too (docs/api.md, "Private accounts"). */
+let requests = 0;
 let lastAsked = 0;
 const listeners = new Set<() => void>();
 
-function publish(n: number) {
-  if (n === unread) return;
+function publish(n: number, waiting = requests) {
+  if (n === unread && waiting === requests) return;
   unread = n;
+  requests = waiting;
   for (const l of listeners) l();
 }
 
@@ -25,12 +28,15 @@ function subscribe(listener: () => void) {
 }
 
 /** Sets the count from an answer that carries it (marking read answers what stays unread). */
-export const setUnreadNotifications = publish;
+export const setUnreadNotifications = (n: number) => publish(n);
+/** Sets how many follow requests wait (the Notifications screen's list, after each answer). */
+export const setFollowRequests = (n: number) => publish(unread, n);
 
 async function refresh(signal?: AbortSignal) {
   lastAsked = Date.now();
   try {
-    publish((await getUnreadNotifications(signal)).unread);
+    const answer = await getUnreadNotifications(signal);
+    publish(answer.unread, answer.followRequests);
   } catch {
     // Offline or signed out: the next poll tries again.
   }
@@ -56,5 +62,5 @@ export function useUnreadNotifications(poll = false): number {
     };
   }, [poll]);
   // The server's prerender (prerender/render.tsx) sees the count before any answer: 0.
-  return useSyncExternalStore(subscribe, () => unread, () => unread);
+  return useSyncExternalStore(subscribe, () => unread + requests, () => unread + requests);
 }

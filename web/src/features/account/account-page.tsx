@@ -22,6 +22,7 @@ import { BlockedPeople } from './blocked-people';
 import { DeleteAccount } from './delete-account';
 import { DownloadData } from './download-data';
 import { ModerationNotices } from './moderation-notices';
+import { PrivateAccount } from './private-account';
 import { StorageUse } from './storage-use';
 
 type Summary = Omit<UserPosts, 'posts'>;
@@ -190,6 +191,7 @@ export function AccountPage() {
             Logout
           </button>
         </div>
+        <PrivateAccount isPrivate={summary.isPrivate} onChange={(isPrivate) => setSummary((s) => (s ? { ...s, isPrivate } : s))} />
         {summary.username && <DownloadData username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />

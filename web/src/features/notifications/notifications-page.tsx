@@ -12,6 +12,7 @@ import { setUnreadNotifications } from '@/lib/unread-notifications';
 import { afterFirstPaint } from '@/lib/page-settled';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
+import { FollowRequests } from './follow-requests';
 import styles from './notifications-page.module.css';
 
 /** "Today", "Yesterday", or the date, for a group's UTC day. */
@@ -108,6 +109,7 @@ export function NotificationsPage() {
   return (
     <div className={page.page}>
       <h1 className={page.title}>Notifications</h1>
+      <FollowRequests />
       {list.items.length === 0 && list.error && <ErrorMessage text="We couldn't load your notifications." onRetry={list.retry} />}
       {list.items.length === 0 && !list.error && !list.done && <Loading />}
       {list.items.length === 0 && list.done && (

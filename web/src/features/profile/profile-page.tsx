@@ -2,7 +2,7 @@ import { memo, useCallback, useMemo, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import { CameraIcon } from '@/components/icons';
+import { CameraIcon, LockIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { PostDialog } from '@/components/post-dialog';
 import { ProfileStats } from '@/components/profile-stats';
@@ -69,12 +69,15 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     if (!summary || followBusy) return;
     setFollowBusy(true);
     try {
-      const res = summary.isFollowing ? await api.unfollow(username) : await api.follow(username);
-      setSummary({ ...summary, isFollowing: res.following, followerCount: res.followerCount });
+      // "Requested" cancels the waiting request as "Unfollow" ends a follow.
+      const res = summary.isFollowing || summary.isRequested ? await api.unfollow(username) : await api.follow(username);
+      setSummary({ ...summary, isFollowing: res.following, isRequested: res.requested, followerCount: res.followerCount });
+      // A private account's posts go with the follow (docs/api.md, "Private accounts").
+      if (summary.isPrivate && !res.following) list.setItems([]);
     } catch (err) {
       console.error(err);
-      // 409: we were out of step; the server's state is the opposite of what we asked to change.
-      if (err instanceof api.ApiError && err.status === 409) setSummary({ ...summary, isFollowing: !summary.isFollowing });
+      // 409: we were out of step with the server: load the profile again to learn where it stands.
+      if (err instanceof api.ApiError && err.status === 409) setVersion((v) => v + 1);
     } finally {
       setFollowBusy(false);
     }
@@ -102,6 +105,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
           ...summary,
           isBlocked: true,
           isFollowing: false,
+          isRequested: false,
           followerCount: Math.max(0, summary.followerCount - (wasFollowing ? 1 : 0)),
         });
         list.setItems([]);
@@ -145,13 +149,15 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
             {!summary.isBlocked && (
               // The spec's toggle: "Follow" becomes "Unfollow" after the call. The label says what a
               // press does, so the button carries no aria-pressed ("Unfollow, pressed" would be wrong).
+              // A private account's "Follow" becomes "Requested" until it answers; pressing it cancels.
               <button
                 type="button"
-                className={`${summary.isFollowing ? buttons.secondary : buttons.primary} ${styles.follow}`}
+                className={`${summary.isFollowing || summary.isRequested ? buttons.secondary : buttons.primary} ${styles.follow}`}
                 onClick={toggleFollow}
                 aria-disabled={followBusy || undefined}
+                aria-label={summary.isRequested ? `Requested: cancel your request to follow ${name}` : undefined}
               >
-                {summary.isFollowing ? 'Unfollow' : 'Follow'}
+                {summary.isFollowing ? 'Unfollow' : summary.isRequested ? 'Requested' : 'Follow'}
               </button>
             )}
             <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
@@ -169,6 +175,12 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
           <EmptyState
             title={`You blocked ${name}`}
             text="You don't see each other's named posts or comments. Unblock to see their posts again."
+          />
+        ) : summary.isPrivate && !summary.isFollowing ? (
+          <EmptyState
+            icon={<LockIcon size={28} />}
+            title="This account is private"
+            text={summary.isRequested ? `${name} will see your request. Once they approve it, their posts show here.` : `Follow ${name} to see their shower beer moments.`}
           />
         ) : list.items.length === 0 && list.done ? (
           <EmptyState icon={<CameraIcon size={28} />} title="No posts yet" text="This user hasn't shared any shower beer moments yet." />

@@ -1,0 +1,103 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { AccountPage } from './pages/account-page';
+import { FeedPage } from './pages/feed-page';
+import { NavBar } from './pages/nav-bar';
+import { ProfilePage } from './pages/profile-page';
+import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
+
+/** WCAG 2.2 AA as tests/e2e/a11y.spec.ts checks every screen: every rule in the light theme, the colour rules in the dark one too. */
+async function expectNoAxeViolations(page: Page, screen: string) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const axe = new AxeBuilder({ page });
+    const { violations } = await (colorScheme === 'light'
+      ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+      : axe.withRules(['color-contrast', 'link-in-text-block'])
+    ).analyze();
+    const found = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(found, `axe on ${screen} (${colorScheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+}
+
+// Issue 37, part 3: a private account's follow request is approved, and only then are its posts visible.
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
+  test.describe(`private accounts on a ${name}`, () => {
+    test.use({ viewport });
+
+    test('a follow request is approved from the notifications, and only then are the posts shown', async ({
+      page,
+      provider,
+      browser,
+      baseURL,
+    }, testInfo) => {
+      const owner = await signUp(page, provider);
+      const caption = uniqueText('Locked-door lager');
+      await createPostViaApi(page, caption);
+
+      const account = new AccountPage(page);
+      await account.goto();
+      await expect(account.privateAccount).not.toBeChecked();
+      await account.privateAccount.click();
+      await expect(account.privateAccount).toBeChecked();
+      await expect(page.getByText('Only your followers see your posts.', { exact: false })).toBeVisible();
+      await page.reload();
+      await expect(account.privateAccount).toBeChecked();
+      await page.screenshot({ path: testInfo.outputPath(`account-${name}.png`), fullPage: true });
+      await expectNoAxeViolations(page, 'the account page with the privacy switch');
+
+      // Someone else: the profile, but not its posts; not on Discover either.
+      const friend = await secondPerson(browser, provider, baseURL, viewport);
+      const profile = new ProfilePage(friend.page);
+      await profile.goto(owner.username);
+      await expect(profile.privateNotice).toBeVisible();
+      await expect(profile.tiles).toHaveCount(0);
+      const discover = new FeedPage(friend.page, 'discover');
+      await discover.goto();
+      // Once the first page is in (its end shows, or the empty state on a server with no other posts), the post is not on it.
+      const pageEnd = friend.page
+        .getByRole('button', { name: 'Load more posts' })
+        .or(friend.page.getByText("You're all caught up. Cheers!"))
+        .or(friend.page.getByText('No posts yet!'));
+      await expect(pageEnd.first()).toBeVisible();
+      await expect(friend.page.getByText(caption)).toHaveCount(0);
+
+      await profile.goto(owner.username);
+      await profile.follow.click();
+      await expect(profile.requested).toBeVisible();
+      await expect(profile.tiles).toHaveCount(0);
+      await friend.page.reload();
+      await expect(profile.requested).toBeVisible();
+      await expect(profile.privateNotice).toBeVisible();
+      await friend.page.screenshot({ path: testInfo.outputPath(`profile-requested-${name}.png`), fullPage: true });
+      await expectNoAxeViolations(friend.page, 'a private profile with a waiting request');
+
+      // The owner's bell counts the request; they answer from the Notifications screen.
+      const nav = new NavBar(page);
+      await page.reload();
+      await expect(nav.notifications).toHaveAccessibleName('Notifications, 1 unread');
+      await nav.notifications.click();
+      const requests = page.getByRole('region', { name: 'Follow requests' });
+      await expect(requests.getByText(`${friend.user.username} asked to follow you.`)).toBeVisible();
+      await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}.png`), fullPage: true });
+      await expectNoAxeViolations(page, 'the notifications with a follow request');
+      await requests.getByRole('button', { name: `Approve ${friend.user.username}` }).click();
+      await expect(page.getByRole('status').filter({ hasText: `${friend.user.username} now follows you.` })).toBeVisible();
+      await expect(requests.getByRole('button', { name: `Approve ${friend.user.username}` })).toHaveCount(0);
+      await expect(nav.notifications).toHaveAccessibleName(/^Notifications/);
+      await expect(nav.notifications).not.toHaveAccessibleName('Notifications, 1 unread');
+
+      // Now the friend follows, and sees the posts on the profile and on Discover.
+      await profile.goto(owner.username);
+      await expect(profile.unfollow).toBeVisible();
+      await expect(profile.tiles.filter({ has: friend.page.getByRole('img', { name: `Photo: ${caption}` }) })).toHaveCount(1);
+      await expect(profile.privateNotice).toHaveCount(0);
+      await discover.goto();
+      await expect((await discover.find(caption)).root).toBeVisible();
+
+      await friend.context.close();
+    });
+  });
+}
