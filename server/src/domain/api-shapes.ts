@@ -22,6 +22,18 @@ export const Comment = Type.Object({
   cursor: Type.String(),
 });
 
+/** One photo of a post, with its own renditions, size and description (docs/api.md, "Albums"). */
+export const Photo = Type.Object({
+  s3Url: Type.String(),
+  thumbnailUrl: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  mediumUrl: Nullable(Type.String()),
+  mediumWidth: Type.Integer(),
+  /** '' when the author gave none. */
+  altText: Type.String(),
+});
+
 export const Post = Type.Object({
   postid: Type.Integer(),
   s3Url: Type.String(),
@@ -44,6 +56,11 @@ export const Post = Type.Object({
   commentCount: Type.Integer(),
   comments: Type.Array(Comment),
   cursor: Type.String(),
+  /**
+   * Every photo of the post in order, 1 to 10 (an album has more than one). The first is the one
+   * the fields above describe (s3Url, width, altText…), which stay for clients of a single photo.
+   */
+  photos: Type.Array(Photo, { minItems: 1, maxItems: 10 }),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
@@ -77,6 +94,7 @@ export const ProfileMatch = Type.Object({ username: Type.String(), profilePictur
 
 export type CommentView = Static<typeof Comment>;
 export type PostView = Static<typeof Post>;
+export type PhotoView = Static<typeof Photo>;
 export type OwnProfileView = Static<typeof OwnProfile>;
 export type UserProfileView = Static<typeof UserProfile>;
 export type LikeStateView = Static<typeof LikeState>;

@@ -1,7 +1,8 @@
 import { LruMap } from '../lru.js';
 import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
 import { formatCursor } from './paging.js';
-import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from './views.js';
+import type { PhotoView } from './api-shapes.js';
+import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PhotoRow, type PostPage, type PostRow, type PostView } from './views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */
 export const POST_FRAGMENTS_MAX = 10_000;
@@ -19,7 +20,7 @@ interface PostFragment {
   createdAt: number;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
   head: string;
-  /** `,"cursor":"…"}` */
+  /** `,"cursor":"…","photos":[{…first photo…}` (the album's others and `]}` follow) */
   tail: string;
 }
 
@@ -42,12 +43,22 @@ function jsonKeys<T>() {
 }
 const P = jsonKeys<PostView>()(
   'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at',
-  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos',
 );
+const F = jsonKeys<PhotoView>()('s3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'altText');
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
 // Nothing may be missing: a field of the shape the writer does not write is a type error here.
-const _complete: [typeof P, typeof C] extends [{ missing: unknown }, unknown] | [unknown, { missing: unknown }] ? never : true = true;
+const _complete: [typeof P, typeof C, typeof F] extends [{ missing: unknown }, unknown, unknown] | [unknown, { missing: unknown }, unknown] | [unknown, unknown, { missing: unknown }] ? never : true = true;
 void _complete;
+
+/** One photo of a post as the Photo schema's JSON text (domain/api-shapes.ts). */
+function photoJson(p: { mediaKey: string; width: number; height: number; mediumWidth: number; altText: string }): string {
+  const { s3Url, thumbnailUrl } = mediaUrls(p.mediaKey);
+  return (
+    `{${F.s3Url}${asciiJson(s3Url)},${F.thumbnailUrl}${asciiJson(thumbnailUrl)},${F.width}${p.width},${F.height}${p.height},` +
+    `${F.mediumUrl}${asciiJson(mediumUrl(p.mediaKey, p.mediumWidth))},${F.mediumWidth}${p.mediumWidth},${F.altText}${asciiJson(p.altText)}}`
+  );
+}
 
 const NON_ASCII = /[\u0080-\uffff]/;
 const NON_ASCII_ALL = /[\u0080-\uffff]/g;
@@ -114,7 +125,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
         `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
-      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
+      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}",${P.photos}[${photoJson(r)}`,
     };
     posts.set(r.id, fragment);
     return fragment;
@@ -132,7 +143,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     return fragment;
   }
 
-  function post(r: PostRow, list: readonly CommentRow[], viewer: number): string {
+  function post(r: PostRow, list: readonly CommentRow[], viewer: number, album: readonly PhotoRow[] = []): string {
     const fragment = postFragment(r);
     const hidden = authorHidden(r, viewer);
     let out =
@@ -148,7 +159,10 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         commentFragment(c).middle +
         `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
     }
-    return out + ']' + fragment.tail;
+    out += ']' + fragment.tail;
+    // An album's other photos: few posts are albums, so they are written for each use, not kept.
+    for (const photo of album) out += ',' + photoJson(photo);
+    return out + ']}';
   }
 
   /** A page of posts (the Posts schema's JSON); `.post` writes one (the Post schema's). */
@@ -156,7 +170,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     let out = '[';
     for (let i = 0; i < page.rows.length; i++) {
       const r = page.rows[i]!;
-      out += (i > 0 ? ',' : '') + post(r, page.comments.get(r.id) ?? [], viewer);
+      out += (i > 0 ? ',' : '') + post(r, page.comments.get(r.id) ?? [], viewer, page.photos?.get(r.id));
     }
     return out + ']';
   }
