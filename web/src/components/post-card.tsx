@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import { EditAltTextDialog } from '@/components/alt-text';
+import { PhotoCarousel } from '@/components/photo-carousel';
 import { ReportDialog } from '@/components/report-dialog';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
@@ -44,6 +45,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const [showAlt, setShowAlt] = useState(false);
   const [editingAlt, setEditingAlt] = useState(false);
   const altId = useId();
+  // An album shows one photo at a time; the ALT badge is that photo's (a post of one: the post's own).
+  const [photoIndex, setPhotoIndex] = useState(0);
+  const album = (post.photos?.length ?? 1) > 1;
+  const shownAlt = album ? (post.photos[photoIndex]?.altText ?? '') : post.altText;
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -172,21 +177,36 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       </header>
 
       {/* The frame takes the photo's shape within 4:5 to 1.91:1 (lib/photo-frame.ts); the photo fills it. */}
-      <div className={styles.media} style={{ aspectRatio: frameRatio(post.width, post.height) }}>
-        <img
-          src={post.s3Url}
-          srcSet={photoSrcSet(post)}
-          sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
-          width={post.width || undefined}
-          height={post.height || undefined}
-          alt={photoAlt(post)}
-          loading={eager ? 'eager' : 'lazy'}
-          fetchPriority={priority ? 'high' : 'auto'}
-          // The screen's largest paint: drawn in the same frame as the card, not a frame after it.
-          decoding={priority ? 'sync' : 'async'}
-          onDoubleClick={() => !post.likedByUser && toggleLike()}
-        />
-        {post.altText && (
+      <div className={styles.media} style={album ? undefined : { aspectRatio: frameRatio(post.width, post.height) }}>
+        {album ? (
+          <PhotoCarousel
+            photos={post.photos}
+            index={photoIndex}
+            onIndexChange={(i) => {
+              setPhotoIndex(i);
+              setShowAlt(false);
+            }}
+            altOf={(photo, i) => photo.altText || `${photoAlt({ ...post, altText: '' })} (${i + 1} of ${post.photos.length})`}
+            eager={eager}
+            priority={priority}
+            onDoubleClick={() => !post.likedByUser && toggleLike()}
+          />
+        ) : (
+          <img
+            src={post.s3Url}
+            srcSet={photoSrcSet(post)}
+            sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
+            width={post.width || undefined}
+            height={post.height || undefined}
+            alt={photoAlt(post)}
+            loading={eager ? 'eager' : 'lazy'}
+            fetchPriority={priority ? 'high' : 'auto'}
+            // The screen's largest paint: drawn in the same frame as the card, not a frame after it.
+            decoding={priority ? 'sync' : 'async'}
+            onDoubleClick={() => !post.likedByUser && toggleLike()}
+          />
+        )}
+        {shownAlt && (
           <button
             type="button"
             className={styles.altBadge}
@@ -199,12 +219,13 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
           </button>
         )}
       </div>
-      {post.altText && showAlt && (
+      {shownAlt && showAlt && (
         <p id={altId} className={styles.altText}>
-          <strong>Photo description:</strong> {post.altText}
+          <strong>Photo description:</strong> {shownAlt}
         </p>
       )}
-      {post.isOwner && (
+      {/* PATCH /api/post describes the first photo (docs/api.md, "Albums"). */}
+      {post.isOwner && photoIndex === 0 && (
         <button type="button" className={styles.altEdit} onClick={() => setEditingAlt(true)}>
           {post.altText ? 'Edit photo description' : 'Add a photo description'}
         </button>
@@ -213,7 +234,9 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
         <EditAltTextDialog
           postId={post.postid}
           current={post.altText}
-          onSaved={(altText) => onChange({ ...post, altText })}
+          onSaved={(altText) =>
+            onChange({ ...post, altText, photos: post.photos?.map((photo, i) => (i === 0 ? { ...photo, altText } : photo)) })
+          }
           onClose={() => setEditingAlt(false)}
         />
       )}
