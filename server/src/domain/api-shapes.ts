@@ -57,10 +57,11 @@ export const Post = Type.Object({
   comments: Type.Array(Comment),
   cursor: Type.String(),
   /**
-   * Every photo of the post in order, 1 to 10 (an album has more than one). The first is the one
-   * the fields above describe (s3Url, width, altText…), which stay for clients of a single photo.
+   * An album's photos in order, 2 to 10; the first is the one the fields above describe (s3Url,
+   * width, altText…), which every post has. Absent on a post of one photo: those fields are all of
+   * it, and a feed page of single photos stays the size it was (docs/api.md, "Albums").
    */
-  photos: Type.Array(Photo, { minItems: 1, maxItems: 10 }),
+  photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */

@@ -20,7 +20,7 @@ interface PostFragment {
   createdAt: number;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…` */
   head: string;
-  /** `,"cursor":"…","photos":[{…first photo…}` (the album's others and `]}` follow) */
+  /** `,"cursor":"…"` (an album's `,"photos":[…]` and `}` follow) */
   tail: string;
 }
 
@@ -125,7 +125,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
         `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}"`,
-      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}",${P.photos}[${photoJson(r)}`,
+      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"`,
     };
     posts.set(r.id, fragment);
     return fragment;
@@ -160,7 +160,9 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
     }
     out += ']' + fragment.tail;
-    // An album's other photos: few posts are albums, so they are written for each use, not kept.
+    // An album's photos: few posts are albums, so they are written for each use, not kept.
+    if (album.length === 0) return out + '}';
+    out += `,${P.photos}[${photoJson(r)}`;
     for (const photo of album) out += ',' + photoJson(photo);
     return out + ']}';
   }

@@ -73,19 +73,24 @@ t.test('an album of 3: each photo processed on its own, in the order sent, with 
   const own = await app.inject({ url: '/api/user-posts', headers: bearer(alice.token) });
   t.same((own.json() as { posts: { photos: PhotoJson[] }[] }).posts[0]!.photos, post.photos, 'one\'s own profile');
 
-  // A single photo's post lists that one photo.
+  // A single photo's post is the spec's, as it was: no photos list.
   const single = await createPost(app, bob.token, { s3Key: await upload(app, bob.token, await makeJpeg(400, 300)), caption: 'one' });
   t.equal(single.statusCode, 201);
-  const one = single.json() as { s3Url: string; photos: PhotoJson[] };
-  t.equal(one.photos.length, 1);
-  t.equal(one.photos[0]!.s3Url, one.s3Url);
+  t.notOk('photos' in single.json(), 'a post of one photo has no photos list');
+  const mixed = (await app.inject({ url: '/api/discover-posts', headers: bearer(bob.token) })).json() as { photos?: PhotoJson[] }[];
+  t.same(mixed.map((p) => p.photos?.length), [undefined, 3], 'a page of both');
+  // The same post, sent as an album of one, is a post of one photo.
+  const albumOfOne = await createPost(app, bob.token, { caption: 'one', photos: [{ s3Key: await upload(app, bob.token, await makeJpeg(400, 300)), altText: 'A can' }] });
+  t.equal(albumOfOne.statusCode, 201);
+  t.match(albumOfOne.json(), { altText: 'A can', width: 400, height: 300 });
+  t.notOk('photos' in albumOfOne.json());
 
   // Deleting the album deletes every photo's images.
-  t.equal(mediaDirs(test).length, 4);
+  t.equal(mediaDirs(test).length, 5);
   const del = await app.inject({ method: 'DELETE', url: `/api/post?postId=${post.postid}`, headers: bearer(alice.token) });
   t.equal(del.statusCode, 200);
-  t.equal(mediaDirs(test).length, 1, 'only bob\'s photo is left');
-  t.equal(countRows(app, 'posts'), 1);
+  t.equal(mediaDirs(test).length, 2, 'only bob\'s photos are left');
+  t.equal(countRows(app, 'posts'), 2);
   t.equal(app.database.sqlite.prepare('SELECT count(*) FROM post_photos').pluck().get(), 0, 'its photo rows went with it');
 });
 

@@ -47,8 +47,8 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const altId = useId();
   // An album shows one photo at a time; the ALT badge is that photo's (a post of one: the post's own).
   const [photoIndex, setPhotoIndex] = useState(0);
-  const album = (post.photos?.length ?? 1) > 1;
-  const shownAlt = album ? (post.photos[photoIndex]?.altText ?? '') : post.altText;
+  const album = post.photos && post.photos.length > 1 ? post.photos : null;
+  const shownAlt = album ? (album[photoIndex]?.altText ?? '') : post.altText;
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -180,13 +180,13 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       <div className={styles.media} style={album ? undefined : { aspectRatio: frameRatio(post.width, post.height) }}>
         {album ? (
           <PhotoCarousel
-            photos={post.photos}
+            photos={album}
             index={photoIndex}
             onIndexChange={(i) => {
               setPhotoIndex(i);
               setShowAlt(false);
             }}
-            altOf={(photo, i) => photo.altText || `${photoAlt({ ...post, altText: '' })} (${i + 1} of ${post.photos.length})`}
+            altOf={(photo, i) => photo.altText || `${photoAlt({ ...post, altText: '' })} (${i + 1} of ${album.length})`}
             eager={eager}
             priority={priority}
             onDoubleClick={() => !post.likedByUser && toggleLike()}
