@@ -77,8 +77,17 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await page.waitForURL('**/app/account');
       expect(dialogs).toEqual([]);
 
-      // The profile grid: the first photo with an album marker.
-      await expect(page.getByRole('button', { name: new RegExp(`^Open post: ${caption}\\. Album of 3 photos\\.`) })).toBeVisible();
+      // The profile grid: the first photo with an album marker; opened, the post is a carousel too.
+      const tile = page.getByRole('button', { name: new RegExp(`^Open post: ${caption}\\. Album of 3 photos\\.`) });
+      await expect(tile).toBeVisible();
+      await expect(tile.getByRole('img')).toHaveAttribute('alt', order[0]!);
+      await tile.click();
+      const opened = page.getByRole('dialog').getByRole('region', { name: 'Album of 3 photos' });
+      await expect(opened).toBeVisible();
+      await opened.getByRole('button', { name: 'Next photo' }).click();
+      await expect(opened.getByRole('img')).toHaveAttribute('alt', order[1]!);
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0);
 
       const discover = new FeedPage(page, 'discover');
       await discover.goto();
