@@ -151,3 +151,28 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
     });
   });
 }
+
+test('the create screen takes at most 10 photos, says so, and a removed one makes room again', async ({ page, provider }) => {
+  const dialogs = collectDialogs(page);
+  await signUp(page, provider);
+  const create = new CreatePostPage(page);
+  await create.goto();
+  const files: string[] = [];
+  for (let i = 0; i < 11; i++) files.push(await makeImage(undefined, 120, 90));
+  await create.fileInput.setInputFiles(files.slice(0, 4));
+  await expect(create.albumPhotos).toHaveCount(4);
+  await create.addPhotos.setInputFiles(files.slice(4));
+  await expect(create.albumPhotos).toHaveCount(10);
+  await expect.poll(() => dialogs).toEqual(['A post holds up to 10 photos: only the first 6 of these were added.']);
+  await expect(page.getByRole('button', { name: 'Add more photos' })).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Remove photo 10' }).click();
+  await expect(create.albumPhotos).toHaveCount(9);
+  await expect(page.getByText('Photo 10 removed. 9 photos left.')).toBeAttached();
+  await expect(page.getByRole('button', { name: 'Add more photos' })).toBeVisible();
+  // Down to one photo, the screen is the single photo's again.
+  for (let n = 9; n > 1; n--) await page.getByRole('button', { name: `Remove photo ${n}` }).click();
+  await expect(create.preview).toBeVisible();
+  await expect(create.removeImage).toBeVisible();
+  await expect(create.altText).toBeVisible();
+});
