@@ -54,12 +54,17 @@ function copyNewFiles(from: string, to: string, stats: { files: number; bytes: n
   }
 }
 
-/** Posts in the backed-up database whose images are not in the backup. */
+/** Posts in the backed-up database whose images (an album's other photos' too) are not in the backup. */
 export function missingMedia(db: Database.Database, mediaDir: string): string[] {
-  const rows = db.prepare('SELECT id, media_key AS mediaKey FROM posts').all() as { id: number; mediaKey: string }[];
+  const rows = db
+    .prepare(
+      `SELECT id, media_key AS mediaKey, 0 AS position FROM posts
+       UNION ALL SELECT post_id, media_key, position FROM post_photos`,
+    )
+    .all() as { id: number; mediaKey: string; position: number }[];
   return rows
     .filter((r) => !existsSync(join(mediaDir, r.mediaKey, 'display.webp')) || !existsSync(join(mediaDir, r.mediaKey, 'thumb.webp')))
-    .map((r) => `post ${r.id} (${r.mediaKey})`);
+    .map((r) => `post ${r.id}${r.position > 0 ? ` photo ${r.position + 1}` : ''} (${r.mediaKey})`);
 }
 
 /**

@@ -99,6 +99,12 @@ export const posts = sqliteTable(
     hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
     /** When its author last changed the caption or the photo's description; null: never (post_versions holds what it said before). */
     editedAt: integer('edited_at'),
+    /**
+     * Photos in the post: 1, or 2 to 10 for an album. The first photo is this row's own
+     * (media_key, width, height, medium_width, alt_text); the others are its post_photos rows, read
+     * only for posts whose count is above 1 (domain/posts-repository.ts, docs/api.md "Albums").
+     */
+    photoCount: integer('photo_count').notNull().default(1),
   },
   (t) => [
     // Discover: newest first over visible posts.
@@ -441,4 +447,29 @@ export const operatorGrants = sqliteTable(
     // And there is one first account.
     uniqueIndex('operator_grants_first_unique').on(t.reason).where(sql`${t.reason} = 'first_account'`),
   ],
+);
+
+/**
+ * The second to tenth photos of an album (posts.photo_count > 1), in order: position 1 is the
+ * album's second photo (the first is the posts row's own). Each has its own processed images
+ * under `media/<media_key>/` and its own description; the post's stored_bytes counts them all.
+ * Deleted with their post (ON DELETE CASCADE); their files are removed by whoever deletes it
+ * (media/media-service.ts, domain/account-removal-service.ts). WITHOUT ROWID (migration 0019, which
+ * drizzle cannot declare).
+ */
+export const postPhotos = sqliteTable(
+  'post_photos',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    mediaKey: text('media_key').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    mediumWidth: integer('medium_width').notNull().default(0),
+    altText: text('alt_text').notNull().default(''),
+  },
+  // A page's albums are read by post id in one range each, in order (the primary key).
+  (t) => [primaryKey({ columns: [t.postId, t.position] })],
 );

@@ -3,7 +3,9 @@ import { createCounters } from './counters.js';
 import { createSuspensionSteps } from './suspension.js';
 
 export interface RemovedAccount {
-  /** Processed images of the account's posts and profile pictures (display and thumb under each). */
+  /** Its posts (profile pictures included), whatever their photos. */
+  postCount: number;
+  /** Processed images of the account's posts, their albums' other photos and profile pictures (display and thumb under each). */
   mediaKeys: string[];
   /** Those of mediaKeys that also have a medium rendition (posts.medium_width > 0). */
   mediumKeys: string[];
@@ -24,8 +26,16 @@ export interface RemovedAccount {
  */
 export function createAccountRemovalRepository(sqlite: Database.Database) {
   const live = sqlite.prepare<[number], { sub: string }>('SELECT sub FROM users WHERE id = ? AND deleted_at IS NULL');
-  const mediaKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ?').pluck();
-  const mediumKeys = sqlite.prepare<[number], string>('SELECT media_key FROM posts WHERE user_id = ? AND medium_width > 0').pluck();
+  // An album's other photos (post_photos) too: every processed image the account's posts hold.
+  const mediaKeys = sqlite.prepare<[number, number], string>(
+    `SELECT media_key FROM posts WHERE user_id = ?
+     UNION ALL SELECT f.media_key FROM posts p JOIN post_photos f ON f.post_id = p.id WHERE p.user_id = ? AND p.photo_count > 1`,
+  ).pluck();
+  const mediumKeys = sqlite.prepare<[number, number], string>(
+    `SELECT media_key FROM posts WHERE user_id = ? AND medium_width > 0
+     UNION ALL SELECT f.media_key FROM posts p JOIN post_photos f ON f.post_id = p.id WHERE p.user_id = ? AND p.photo_count > 1 AND f.medium_width > 0`,
+  ).pluck();
+  const postCount = sqlite.prepare<[number], number>('SELECT count(*) FROM posts WHERE user_id = ?').pluck();
   const uploadKeys = sqlite.prepare<[number], string>('SELECT key FROM uploads WHERE user_id = ?').pluck();
   // Its likes, comments and follows, once counters.accountRemoving took them out of everyone's counters.
   const steps = [
@@ -51,7 +61,7 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
     suspension.lift(userId);
     // What it made stops notifying and counting: the bells and counters it is in go down before its rows go.
     counters.accountRemoving(userId);
-    const removed = { mediaKeys: mediaKeys.all(userId), mediumKeys: mediumKeys.all(userId), uploadKeys: uploadKeys.all(userId) };
+    const removed = { postCount: postCount.get(userId) ?? 0, mediaKeys: mediaKeys.all(userId, userId), mediumKeys: mediumKeys.all(userId, userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);
     counters.accountRemoved(userId);

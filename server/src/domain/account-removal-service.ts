@@ -37,7 +37,7 @@ export function createAccountRemovalService({ sqlite, storage, log }: AccountRem
           log.warn({ err: (err as Error).message, key }, 'could not remove a removed account’s file');
         }
       }
-      return { posts: removed.mediaKeys.length, files };
+      return { posts: removed.postCount, files };
     },
   };
 }

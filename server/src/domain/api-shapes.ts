@@ -22,6 +22,18 @@ export const Comment = Type.Object({
   cursor: Type.String(),
 });
 
+/** One photo of a post, with its own renditions, size and description (docs/api.md, "Albums"). */
+export const Photo = Type.Object({
+  s3Url: Type.String(),
+  thumbnailUrl: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  mediumUrl: Nullable(Type.String()),
+  mediumWidth: Type.Integer(),
+  /** '' when the author gave none. */
+  altText: Type.String(),
+});
+
 export const Post = Type.Object({
   postid: Type.Integer(),
   s3Url: Type.String(),
@@ -46,6 +58,12 @@ export const Post = Type.Object({
   commentCount: Type.Integer(),
   comments: Type.Array(Comment),
   cursor: Type.String(),
+  /**
+   * An album's photos in order, 2 to 10; the first is the one the fields above describe (s3Url,
+   * width, altText…), which every post has. Absent on a post of one photo: those fields are all of
+   * it, and a feed page of single photos stays the size it was (docs/api.md, "Albums").
+   */
+  photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
 });
 
 /** One version of a post's text (GET /api/post-versions): what it said from `created_at` until the next edit. Names nobody. */
@@ -123,6 +141,7 @@ export type CommentView = Static<typeof Comment>;
 export type PostView = Static<typeof Post>;
 export type PostVersionView = Static<typeof PostVersion>;
 export type PostEditView = Static<typeof PostEdit>;
+export type PhotoView = Static<typeof Photo>;
 export type OwnProfileView = Static<typeof OwnProfile>;
 export type UserProfileView = Static<typeof UserProfile>;
 export type LikeStateView = Static<typeof LikeState>;

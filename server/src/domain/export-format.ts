@@ -12,6 +12,8 @@ export const EXPORT_VERSION = 1;
 /** Where the photos sit in the zip (the largest stored rendition: WebP, longest side ≤ 1440 px). */
 export const PROFILE_PICTURE_FILE = 'profile-picture.webp';
 export const photoFile = (postId: number) => `photos/${postId}.webp`;
+/** An album's photo after the first (position 1 is its second photo): `photos/<id>-2.webp`, `photos/<id>-3.webp`… */
+export const albumPhotoFile = (postId: number, position: number) => `photos/${postId}-${position + 1}.webp`;
 export const earlierPictureFile = (postId: number) => `profile-pictures/${postId}.webp`;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -48,8 +50,24 @@ export const ExportPost = Type.Object(
     height: Type.Integer({ minimum: 1 }),
     likeCount: Count,
     commentCount: Count,
-    /** The zip entry of its photo: `photos/<id>.webp`. */
+    /** The zip entry of its photo: `photos/<id>.webp` (an album's first). */
     photo: Type.String({ pattern: '^photos/[1-9][0-9]*\\.webp$' }),
+    /**
+     * Every photo of the post in order, the first being `photo` above; an album's others are
+     * `photos/<id>-2.webp` to `photos/<id>-10.webp` (docs/api.md, "Albums").
+     */
+    photos: Type.Array(
+      Type.Object(
+        {
+          photo: Type.String({ pattern: '^photos/[1-9][0-9]*(-([2-9]|10))?\\.webp$' }),
+          altText: Nullable(Type.String()),
+          width: Type.Integer({ minimum: 1 }),
+          height: Type.Integer({ minimum: 1 }),
+        },
+        closed,
+      ),
+      { minItems: 1, maxItems: 10 },
+    ),
   },
   closed,
 );

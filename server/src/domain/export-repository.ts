@@ -29,6 +29,17 @@ export interface ExportPostRow {
   height: number;
   likeCount: number;
   commentCount: number;
+  /** Above 1: an album, its other photos read with albumPhotos. */
+  photoCount: number;
+}
+
+/** An album's photo after the first (post_photos). */
+export interface ExportAlbumPhotoRow {
+  position: number;
+  mediaKey: string;
+  width: number;
+  height: number;
+  altText: string;
 }
 
 /** A comment or like with what the anonymity rule needs to know about its post (views.ts, authorHidden). */
@@ -83,11 +94,15 @@ export function createExportRepository(sqlite: Database.Database) {
   // Hidden posts (the author suspended) are theirs all the same.
   const posts = sqlite.prepare<{ me: number; pictures: 0 | 1; after: number; upTo: number }, ExportPostRow>(`
     SELECT id, created_at AS createdAt, caption, alt_text AS altText, is_anonymous AS isAnonymous, media_key AS mediaKey,
-      width, height, like_count AS likeCount, comment_count AS commentCount
+      width, height, like_count AS likeCount, comment_count AS commentCount, photo_count AS photoCount
     FROM posts INDEXED BY posts_user_feed_idx
     WHERE user_id = @me AND is_profile_picture = @pictures AND id > @after AND id <= @upTo
     ORDER BY id
     LIMIT ${EXPORT_PAGE}`);
+
+  const albumPhotos = sqlite.prepare<[number], ExportAlbumPhotoRow>(`
+    SELECT position, media_key AS mediaKey, width, height, alt_text AS altText
+    FROM post_photos WHERE post_id = ? ORDER BY position`);
 
   const comments = sqlite.prepare<{ me: number; after: number }, ExportCommentRow>(`
     SELECT c.id, c.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
@@ -133,6 +148,8 @@ export function createExportRepository(sqlite: Database.Database) {
     /** Posts (`pictures` false) or profile pictures (true) with id in (after, upTo], by id. */
     posts: (userId: number, pictures: boolean, after: number, upTo: number) =>
       posts.all({ me: userId, pictures: pictures ? 1 : 0, after, upTo }),
+    /** An album's photos after the first, in order (none for a single photo's post). */
+    albumPhotos: (post: ExportPostRow) => (post.photoCount > 1 ? albumPhotos.all(post.id) : []),
     comments: (userId: number, after: number) => comments.all({ me: userId, after }),
     likes: (userId: number, after: number) => likes.all({ me: userId, after }),
     following: (userId: number, after: number) => following.all({ me: userId, after }),

@@ -11,6 +11,7 @@ import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
   photoFile,
+  albumPhotoFile,
   PROFILE_PICTURE_FILE,
   type ExportCommentView,
   type ExportEarlierPictureView,
@@ -89,6 +90,15 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     likeCount: r.likeCount,
     commentCount: r.commentCount,
     photo: photoFile(r.id),
+    photos: [
+      { photo: photoFile(r.id), altText: r.altText === '' ? null : r.altText, width: r.width, height: r.height },
+      ...repo.albumPhotos(r).map((f) => ({
+        photo: albumPhotoFile(r.id, f.position),
+        altText: f.altText === '' ? null : f.altText,
+        width: f.width,
+        height: f.height,
+      })),
+    ],
   });
   const earlierPictureView = (r: ExportPostRow): ExportEarlierPictureView => ({
     id: r.id,
@@ -201,7 +211,10 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
           for (const r of page) await addPhoto(displayKey(r.mediaKey), earlierPictureFile(r.id), r.createdAt);
         }
         for (const page of keysetPages((after) => repo.posts(userId, false, after, upTo), (r) => r.id, 0)) {
-          for (const r of page) await addPhoto(displayKey(r.mediaKey), photoFile(r.id), r.createdAt);
+          for (const r of page) {
+            await addPhoto(displayKey(r.mediaKey), photoFile(r.id), r.createdAt);
+            for (const f of repo.albumPhotos(r)) await addPhoto(displayKey(f.mediaKey), albumPhotoFile(r.id, f.position), r.createdAt);
+          }
         }
         if (missingCount > 0) {
           const more = missingCount > missing.length ? `\n…and ${missingCount - missing.length} more.` : '';

@@ -1,7 +1,8 @@
 import { LruMap } from '../lru.js';
 import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
 import { formatCursor } from './paging.js';
-import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PostPage, type PostRow, type PostView } from './views.js';
+import type { PhotoView } from './api-shapes.js';
+import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PhotoRow, type PostPage, type PostRow, type PostView } from './views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */
 export const POST_FRAGMENTS_MAX = 10_000;
@@ -20,7 +21,7 @@ interface PostFragment {
   editedAt: number | null;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
-  /** `,"cursor":"…"}` */
+  /** `,"cursor":"…"` (an album's `,"photos":[…]` and `}` follow) */
   tail: string;
 }
 
@@ -43,12 +44,22 @@ function jsonKeys<T>() {
 }
 const P = jsonKeys<PostView>()(
   'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at', 'editedAt',
-  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos',
 );
+const F = jsonKeys<PhotoView>()('s3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'altText');
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
 // Nothing may be missing: a field of the shape the writer does not write is a type error here.
-const _complete: [typeof P, typeof C] extends [{ missing: unknown }, unknown] | [unknown, { missing: unknown }] ? never : true = true;
+const _complete: [typeof P, typeof C, typeof F] extends [{ missing: unknown }, unknown, unknown] | [unknown, { missing: unknown }, unknown] | [unknown, unknown, { missing: unknown }] ? never : true = true;
 void _complete;
+
+/** One photo of a post as the Photo schema's JSON text (domain/api-shapes.ts). */
+function photoJson(p: { mediaKey: string; width: number; height: number; mediumWidth: number; altText: string }): string {
+  const { s3Url, thumbnailUrl } = mediaUrls(p.mediaKey);
+  return (
+    `{${F.s3Url}${asciiJson(s3Url)},${F.thumbnailUrl}${asciiJson(thumbnailUrl)},${F.width}${p.width},${F.height}${p.height},` +
+    `${F.mediumUrl}${asciiJson(mediumUrl(p.mediaKey, p.mediumWidth))},${F.mediumWidth}${p.mediumWidth},${F.altText}${asciiJson(p.altText)}}`
+  );
+}
 
 const NON_ASCII = /[\u0080-\uffff]/;
 const NON_ASCII_ALL = /[\u0080-\uffff]/g;
@@ -118,7 +129,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
         `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}",` +
         `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
-      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"}`,
+      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"`,
     };
     posts.set(r.id, fragment);
     return fragment;
@@ -136,7 +147,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     return fragment;
   }
 
-  function post(r: PostRow, list: readonly CommentRow[], viewer: number): string {
+  function post(r: PostRow, list: readonly CommentRow[], viewer: number, album: readonly PhotoRow[] = []): string {
     const fragment = postFragment(r);
     const hidden = authorHidden(r, viewer);
     let out =
@@ -152,7 +163,12 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         commentFragment(c).middle +
         `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
     }
-    return out + ']' + fragment.tail;
+    out += ']' + fragment.tail;
+    // An album's photos: few posts are albums, so they are written for each use, not kept.
+    if (album.length === 0) return out + '}';
+    out += `,${P.photos}[${photoJson(r)}`;
+    for (const photo of album) out += ',' + photoJson(photo);
+    return out + ']}';
   }
 
   /** A page of posts (the Posts schema's JSON); `.post` writes one (the Post schema's). */
@@ -160,7 +176,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     let out = '[';
     for (let i = 0; i < page.rows.length; i++) {
       const r = page.rows[i]!;
-      out += (i > 0 ? ',' : '') + post(r, page.comments.get(r.id) ?? [], viewer);
+      out += (i > 0 ? ',' : '') + post(r, page.comments.get(r.id) ?? [], viewer, page.photos?.get(r.id));
     }
     return out + ']';
   }

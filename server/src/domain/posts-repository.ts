@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { arrayRows, limitBy } from '../db/rows.js';
 import { LruMap } from '../lru.js';
 import { NEWEST, type Keyset } from './paging.js';
-import type { CommentRow, PostPage, PostRow } from './views.js';
+import type { CommentRow, PhotoRow, PostPage, PostRow } from './views.js';
 
 /** First comments shown under each post of a page. */
 export const FIRST_COMMENTS = 3;
@@ -87,7 +87,7 @@ export interface VisiblePost {
 // (one probe of the likes primary key) in the same statement as the keyset.
 const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altText, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
   p.width, p.height, p.medium_width AS mediumWidth, p.like_count AS likeCount, p.comment_count AS commentCount, p.created_at AS createdAt,
-  p.edited_at AS editedAt, u.username, u.profile_picture_key AS pictureKey,
+  p.edited_at AS editedAt, p.photo_count AS photoCount, u.username, u.profile_picture_key AS pictureKey,
   EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
 
 // Page statements do not filter on users.deleted_at: with sqlite_stat1 present
@@ -281,6 +281,28 @@ export function createPostsRepository(sqlite: Database.Database) {
     JOIN users u ON u.id = c.user_id
     ORDER BY c.created_at, c.id`);
 
+  // The other photos of a page's albums in one statement, one primary-key range per album
+  // (post_photos is WITHOUT ROWID, migration 0019). Pages without albums never run it.
+  const albumPhotos = arrayRows<[string], PhotoRow>(sqlite, `
+    SELECT f.post_id AS postId, f.position, f.media_key AS mediaKey, f.width, f.height,
+           f.medium_width AS mediumWidth, f.alt_text AS altText
+    FROM json_each(?) j JOIN post_photos f ON f.post_id = j.value
+    ORDER BY f.post_id, f.position`);
+
+  /** Album id → its photos after the first; undefined when the page holds no album. */
+  function albumsOf(rows: PostRow[]): Map<number, PhotoRow[]> | undefined {
+    let ids: number[] | undefined;
+    for (const r of rows) if (r.photoCount > 1) (ids ??= []).push(r.id);
+    if (!ids) return undefined;
+    const byPost = new Map<number, PhotoRow[]>();
+    for (const f of albumPhotos.all([JSON.stringify(ids)])) {
+      const list = byPost.get(f.postId);
+      if (list) list.push(f);
+      else byPost.set(f.postId, [f]);
+    }
+    return byPost;
+  }
+
   // A post's first comments move only with its comment_count or comments_epoch (migration 0004).
   const commentsEpoch = sqlite.prepare<[], number>('SELECT n FROM comments_epoch WHERE id = 1').pluck();
 
@@ -330,7 +352,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       }
     }
     if (viewer.blockCount > 0 && byPost.size > 0) withoutBlocked(byPost, rows, blocksOf(viewer));
-    return { rows, comments: byPost };
+    return { rows, comments: byPost, photos: albumsOf(rows) };
   }
 
   /**

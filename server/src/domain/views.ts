@@ -24,6 +24,19 @@ export interface PostRow {
   liked: number;
   /** When its author last edited it (posts.edited_at); null: never. */
   editedAt: number | null;
+  /** posts.photo_count: above 1, an album whose other photos come in PostPage.photos. */
+  photoCount: number;
+}
+
+/** An album's photo after its first (post_photos), as the page queries read it. */
+export interface PhotoRow {
+  postId: number;
+  position: number;
+  mediaKey: string;
+  width: number;
+  height: number;
+  mediumWidth: number;
+  altText: string;
 }
 
 export interface CommentRow {
@@ -46,6 +59,8 @@ export interface PostPage {
   rows: PostRow[];
   /** Post id → its first comments, oldest first (absent: none). */
   comments: Map<number, CommentRow[]>;
+  /** Album id → its photos after the first, in order (absent: a single photo; only albums are read). */
+  photos?: Map<number, PhotoRow[]>;
 }
 
 export const pictureUrl = (key: string | null): string | null => (key ? mediaUrls(key).thumbnailUrl : null);

@@ -29,14 +29,27 @@ export interface NewPost {
   /** Width of its medium rendition, 0 when it has none. */
   mediumWidth: number;
   createdAt: number;
-  /** Bytes its processed images take in storage. */
+  /** Bytes its processed images take in storage, every photo's of an album. */
   storedBytes: number;
+  /** An album's photos after the first, in order (empty: a single photo). */
+  morePhotos?: NewPhoto[];
+}
+
+/** An album's photo after the first (post_photos). */
+export interface NewPhoto {
+  mediaKey: string;
+  width: number;
+  height: number;
+  mediumWidth: number;
+  altText: string;
 }
 
 export interface DeletedPost {
   id: number;
   userId: number;
   mediaKey: string;
+  /** An album's other photos' media keys (their files go after the commit too). */
+  moreMediaKeys: string[];
   isProfilePicture: number;
   isAnonymous: number;
   caption: string;
@@ -74,10 +87,14 @@ export function createMediaRepository(sqlite: Database.Database) {
   );
   const uploadExists = sqlite.prepare<[string], { one: number }>('SELECT 1 AS one FROM uploads WHERE key = ?');
 
-  const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number, number], { id: number }>(
-    `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, medium_width, created_at, stored_bytes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number, number, number], { id: number }>(
+    `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, medium_width, created_at, stored_bytes, photo_count)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
+  const insertPhotoStmt = sqlite.prepare<[number, number, string, number, number, number, string]>(
+    `INSERT INTO post_photos (post_id, position, media_key, width, height, medium_width, alt_text) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const morePhotoKeys = sqlite.prepare<[number], string>('SELECT media_key FROM post_photos WHERE post_id = ? ORDER BY position').pluck();
   // The author's own, visible post only: anyone else's (or a profile picture) changes nothing.
   // What the user's quota counts: their posts' images and raw uploads waiting to become posts.
   const storageUsedStmt = sqlite.prepare<[number, number], number>(
@@ -91,7 +108,7 @@ export function createMediaRepository(sqlite: Database.Database) {
 
   const postForDelete = sqlite.prepare<
     [number],
-    DeletedPost & { likeCount: number; commentCount: number }
+    Omit<DeletedPost, 'moreMediaKeys'> & { likeCount: number; commentCount: number }
   >(
     `SELECT id, user_id AS userId, media_key AS mediaKey, is_profile_picture AS isProfilePicture,
             is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount, caption
@@ -129,7 +146,9 @@ export function createMediaRepository(sqlite: Database.Database) {
       post.mediumWidth,
       post.createdAt,
       post.storedBytes,
+      1 + (post.morePhotos?.length ?? 0),
     )!;
+    post.morePhotos?.forEach((f, i) => insertPhotoStmt.run(id, i + 1, f.mediaKey, f.width, f.height, f.mediumWidth, f.altText));
     // Profile pictures are posts too, but never shown in feeds nor counted.
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
     else counters.postCreated(post.userId, post.isAnonymous);
@@ -160,7 +179,8 @@ export function createMediaRepository(sqlite: Database.Database) {
     const post = postForDelete.get(postId);
     if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
     if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
-    record?.(post);
+    const moreMediaKeys = morePhotoKeys.all(postId);
+    record?.({ ...post, moreMediaKeys });
     counters.postDeleted(post); // its notifications leave the author's bell, the post its counters
     deletePostStmt.run(postId); // likes and comments go with it (ON DELETE CASCADE)
     clearPictureStmt.run(post.userId, post.mediaKey);
@@ -170,6 +190,7 @@ export function createMediaRepository(sqlite: Database.Database) {
         id: post.id,
         userId: post.userId,
         mediaKey: post.mediaKey,
+        moreMediaKeys,
         isProfilePicture: post.isProfilePicture,
         isAnonymous: post.isAnonymous,
         caption: post.caption,

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdParam, Post } from '../domain/api-shapes.js';
 import { ErrorBody, notFound } from '../errors.js';
+import { ALBUM_MAX_PHOTOS } from '../domain/limits.js';
 import type { MediaService } from './media-service.js';
 
 export interface MediaRoutesOptions {
@@ -53,7 +54,25 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       schema: {
         body: Type.Object(
           {
-            s3Key: Type.String({ minLength: 1, maxLength: 200 }),
+            /** One photo (the spec's call); or `photos` for an album, never both. */
+            s3Key: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            /**
+             * An album: 1 to ALBUM_MAX_PHOTOS (domain/limits.ts) uploads in the order shown, each with
+             * its own description. The schema lets a few more through so the answer says the limit
+             * in words (media-service.ts) rather than as a schema error.
+             */
+            photos: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    s3Key: Type.String({ minLength: 1, maxLength: 200 }),
+                    altText: Type.Optional(Type.String({ maxLength: 20_000 })),
+                  },
+                  { additionalProperties: false },
+                ),
+                { maxItems: 50, description: `1 to ${ALBUM_MAX_PHOTOS} photos, in order; more are refused with 400.` },
+              ),
+            ),
             caption: Type.Optional(Type.String()),
             /** The photo described for people who cannot see it (ALT_TEXT_MAX_LENGTH, checked after cleaning). */
             altText: Type.Optional(Type.String({ maxLength: 20_000 })),

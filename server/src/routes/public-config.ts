@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
-import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
+import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
 
 /**
  * What the browser needs to know at run time (never baked in at build time),
@@ -23,7 +23,7 @@ export function publicConfig({ auth, web, uploads, publicUrl }: Config) {
       scope: 'email openid profile',
     },
     api: { baseUrl: web.apiBaseUrl, secondBaseUrl: web.secondApiBaseUrl },
-    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH },
+    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH, albumMaxPhotos: ALBUM_MAX_PHOTOS },
   };
 }
 

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { createPageWriter } from '../../src/domain/page-json.js';
 import { formatCursor, NEWEST } from '../../src/domain/paging.js';
 import { createPostsRepository } from '../../src/domain/posts-repository.js';
-import { authorHidden, commentView, pictureUrl, type CommentRow, type PostPage, type PostRow, type PostView } from '../../src/domain/views.js';
+import { authorHidden, commentView, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/domain/views.js';
 import { mediaUrls, mediumUrl } from '../../src/storage/media-keys.js';
 import { Posts } from '../../src/routes/api-schemas.js';
 import { insertComment, insertPost } from '../api/factories.js';
@@ -38,6 +38,16 @@ function setUp(t: Test) {
       addComment(post.id, author, TRICKY[(i + 1) % TRICKY.length]!, at++);
       addComment(post.id, author === ann ? ben : ann, TRICKY[(i + 2) % TRICKY.length]!, at++);
       if (i % 3 === 0) addComment(post.id, cat, 'third', at++);
+      // Every other post an album of 2 to 4 photos, their descriptions tricky too.
+      if ((post.id + i) % 2 === 0) {
+        const more = 1 + (post.id % 3);
+        sqlite.prepare('UPDATE posts SET photo_count = ? WHERE id = ?').run(1 + more, post.id);
+        for (let position = 1; position <= more; position++) {
+          sqlite
+            .prepare('INSERT INTO post_photos (post_id, position, media_key, width, height, medium_width, alt_text) VALUES (?, ?, ?, ?, ?, ?, ?)')
+            .run(post.id, position, `album-${post.id}-${position}`, 800 + position, 1000, position % 2 === 0 ? 768 : 0, TRICKY[(i + position) % TRICKY.length]!);
+        }
+      }
     }
   }
   return { sqlite, ann, ben, cat };
@@ -47,7 +57,7 @@ function setUp(t: Test) {
  * The reference the page writer is held to: a post as the API shows it, as view objects (the
  * author of an anonymous post is only shown to the author), serialized by the schema below.
  */
-function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostView {
+function postView(row: PostRow, viewerId: number, comments: CommentRow[], album: PhotoRow[]): PostView {
   const isOwner = row.userId === viewerId;
   const hidden = authorHidden(row, viewerId);
   const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
@@ -72,11 +82,19 @@ function postView(row: PostRow, viewerId: number, comments: CommentRow[]): PostV
     commentCount: row.commentCount,
     comments: comments.map((c) => commentView(c, row, viewerId)),
     cursor: formatCursor(row.createdAt, row.id),
+    photos: album.length === 0 ? undefined : [row, ...album].map((f) => ({
+      ...mediaUrls(f.mediaKey),
+      width: f.width,
+      height: f.height,
+      mediumUrl: mediumUrl(f.mediaKey, f.mediumWidth),
+      mediumWidth: f.mediumWidth,
+      altText: f.altText,
+    })),
   };
 }
 
 const postViews = (page: PostPage, viewerId: number): PostView[] =>
-  page.rows.map((r) => postView(r, viewerId, page.comments.get(r.id) ?? []));
+  page.rows.map((r) => postView(r, viewerId, page.comments.get(r.id) ?? [], page.photos?.get(r.id) ?? []));
 
 const reference = fastJson(Posts);
 
@@ -102,6 +120,15 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
     }
   };
   check('as created');
+  const albums = JSON.parse(write(posts.discover({ id: cat, blockCount: 0 }, NEWEST, 50), cat)) as PostView[];
+  t.ok(albums.some((p) => (p.photos?.length ?? 0) > 2), 'albums are on the page');
+  t.ok(albums.some((p) => p.photos === undefined), 'and posts of one photo, without a photos list');
+  for (const p of albums) {
+    const count = sqlite.prepare('SELECT photo_count FROM posts WHERE id = ?').pluck().get(p.postid) as number;
+    if (count === 1) continue;
+    t.equal(p.photos![0]!.s3Url, p.s3Url, 'the first photo is the post\'s own');
+    t.equal(p.photos!.length, count);
+  }
 
   // What a fragment was made from changes under it: the next page shows the change.
   const newest = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 1).rows[0]!;

@@ -13,6 +13,11 @@ export class CreatePostPage {
   readonly removeImage: Locator;
   readonly preview: Locator;
   readonly back: Locator;
+  /** Album: the input behind "Add more photos" / "Add photos for an album". */
+  readonly addPhotos: Locator;
+  /** Album: the photos in the order they will be posted. */
+  readonly albumPhotos: Locator;
+  readonly progressText: Locator;
 
   constructor(private readonly page: Page) {
     this.fileInput = page.getByLabel('Choose a photo');
@@ -26,6 +31,26 @@ export class CreatePostPage {
     this.removeImage = page.getByRole('button', { name: 'Remove Image' });
     this.preview = page.getByRole('img', { name: 'Preview of the selected photo' });
     this.back = page.getByRole('button', { name: 'Back' });
+    this.addPhotos = page.getByLabel('Add photos', { exact: true });
+    this.albumPhotos = page.getByRole('region', { name: 'Photos' }).getByRole('listitem');
+    this.progressText = page.getByText(/^\d+ of \d+ photos uploaded$/);
+  }
+
+  /** Album: photo `n`'s description field (1-based, in the current order). */
+  description(n: number): Locator {
+    return this.page.getByLabel(`Describe photo ${n}`, { exact: true });
+  }
+
+  /** Album: the descriptions in the order the photos will be posted. */
+  async descriptions(): Promise<string[]> {
+    const count = await this.albumPhotos.count();
+    const out: string[] = [];
+    for (let n = 1; n <= count; n++) out.push(await this.description(n).inputValue());
+    return out;
+  }
+
+  moveButton(n: number, direction: 'earlier' | 'later'): Locator {
+    return this.page.getByRole('button', { name: `Move photo ${n} ${direction}` });
   }
 
   async goto(): Promise<void> {

@@ -13,6 +13,8 @@ export class PostCard {
   readonly comments: Locator;
   readonly image: Locator;
   readonly moreOptions: Locator;
+  /** An album's photos, one shown at a time (web/src/components/photo-carousel.tsx). */
+  readonly carousel: Locator;
 
   constructor(readonly root: Locator) {
     // One toggle button named "Like" whose aria-pressed says whether you do.
@@ -25,6 +27,7 @@ export class PostCard {
     this.comments = root.getByRole('list', { name: 'Comments' }).getByRole('listitem');
     this.image = root.getByRole('img').last();
     this.moreOptions = root.getByRole('button', { name: 'More options' });
+    this.carousel = root.getByRole('region', { name: /^Album of \d+ photos$/ });
   }
 
   /** ⋯ → Report post → a reason (and a note) → Send report; returns the dialog, still open on its thanks. */

@@ -156,3 +156,11 @@ export const BeerIcon = (p: IconProps) => (
     <path d="M5.5 9a2.5 2.5 0 0 1 1-4.6A3 3 0 0 1 12 4a2.5 2.5 0 0 1 3.8 2.5A2 2 0 0 1 15.5 9z" />
   </Svg>
 );
+
+/** Two stacked frames: a post of several photos (the profile grid's album marker). */
+export const AlbumIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="7" y="7" width="14" height="14" rx="2" fill={p.filled ? 'currentColor' : 'none'} />
+    <path d="M17 3H5a2 2 0 0 0-2 2v12" />
+  </Svg>
+);

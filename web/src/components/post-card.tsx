@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, PencilIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import { EditAltTextDialog } from '@/components/alt-text';
+import { PhotoCarousel } from '@/components/photo-carousel';
 import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
 import * as api from '@/lib/api';
@@ -47,7 +48,18 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const [editing, setEditing] = useState(false);
   const [showHistory, setShowHistory] = useState(false);
   const altId = useId();
-  const applyEdit = (edit: api.PostEdit) => onChange({ ...post, caption: edit.caption, altText: edit.altText, editedAt: edit.editedAt });
+  const applyEdit = (edit: api.PostEdit) =>
+    onChange({
+      ...post,
+      caption: edit.caption,
+      altText: edit.altText,
+      editedAt: edit.editedAt,
+      photos: post.photos?.map((photo, i) => (i === 0 ? { ...photo, altText: edit.altText } : photo)),
+    });
+  // An album shows one photo at a time; the ALT badge is that photo's (a post of one: the post's own).
+  const [photoIndex, setPhotoIndex] = useState(0);
+  const album = post.photos && post.photos.length > 1 ? post.photos : null;
+  const shownAlt = album ? (album[photoIndex]?.altText ?? '') : post.altText;
 
   async function toggleLike() {
     if (likeBusy) return;
@@ -190,21 +202,36 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       </header>
 
       {/* The frame takes the photo's shape within 4:5 to 1.91:1 (lib/photo-frame.ts); the photo fills it. */}
-      <div className={styles.media} style={{ aspectRatio: frameRatio(post.width, post.height) }}>
-        <img
-          src={post.s3Url}
-          srcSet={photoSrcSet(post)}
-          sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
-          width={post.width || undefined}
-          height={post.height || undefined}
-          alt={photoAlt(post)}
-          loading={eager ? 'eager' : 'lazy'}
-          fetchPriority={priority ? 'high' : 'auto'}
-          // The screen's largest paint: drawn in the same frame as the card, not a frame after it.
-          decoding={priority ? 'sync' : 'async'}
-          onDoubleClick={() => !post.likedByUser && toggleLike()}
-        />
-        {post.altText && (
+      <div className={styles.media} style={album ? undefined : { aspectRatio: frameRatio(post.width, post.height) }}>
+        {album ? (
+          <PhotoCarousel
+            photos={album}
+            index={photoIndex}
+            onIndexChange={(i) => {
+              setPhotoIndex(i);
+              setShowAlt(false);
+            }}
+            altOf={(photo, i) => photo.altText || `${photoAlt({ ...post, altText: '' })} (${i + 1} of ${album.length})`}
+            eager={eager}
+            priority={priority}
+            onDoubleClick={() => !post.likedByUser && toggleLike()}
+          />
+        ) : (
+          <img
+            src={post.s3Url}
+            srcSet={photoSrcSet(post)}
+            sizes={post.mediumUrl ? photoSizes(post.width, post.height) : undefined}
+            width={post.width || undefined}
+            height={post.height || undefined}
+            alt={photoAlt(post)}
+            loading={eager ? 'eager' : 'lazy'}
+            fetchPriority={priority ? 'high' : 'auto'}
+            // The screen's largest paint: drawn in the same frame as the card, not a frame after it.
+            decoding={priority ? 'sync' : 'async'}
+            onDoubleClick={() => !post.likedByUser && toggleLike()}
+          />
+        )}
+        {shownAlt && (
           <button
             type="button"
             className={styles.altBadge}
@@ -217,12 +244,13 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
           </button>
         )}
       </div>
-      {post.altText && showAlt && (
+      {shownAlt && showAlt && (
         <p id={altId} className={styles.altText}>
-          <strong>Photo description:</strong> {post.altText}
+          <strong>Photo description:</strong> {shownAlt}
         </p>
       )}
-      {post.isOwner && (
+      {/* PATCH /api/post describes the first photo (docs/api.md, "Albums"). */}
+      {post.isOwner && photoIndex === 0 && (
         <button type="button" className={styles.altEdit} onClick={() => setEditingAlt(true)}>
           {post.altText ? 'Edit photo description' : 'Add a photo description'}
         </button>

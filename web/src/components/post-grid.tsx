@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { CommentIcon, HeartIcon } from '@/components/icons';
+import { AlbumIcon, CommentIcon, HeartIcon } from '@/components/icons';
 import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { ErrorMessage, Loading } from '@/components/status';
@@ -57,15 +57,16 @@ interface GridTileProps {
 }
 
 const GridTile = memo(function GridTile({ post, eager, showAnonymousBadge, onOpen }: GridTileProps) {
+  const photoCount = post.photos?.length ?? 1;
   return (
     <li>
       <button
         type="button"
         className={styles.tile}
         onClick={() => onOpen(post)}
-        aria-label={`Open post: ${post.caption}. ${post.likeCount} likes, ${post.commentCount} comments${
-          post.isAnonymous && showAnonymousBadge ? ', posted anonymously' : ''
-        }`}
+        aria-label={`Open post: ${post.caption}. ${photoCount > 1 ? `Album of ${photoCount} photos. ` : ''}${post.likeCount} likes, ${
+          post.commentCount
+        } comments${post.isAnonymous && showAnonymousBadge ? ', posted anonymously' : ''}`}
       >
         <img
           src={post.thumbnailUrl || post.s3Url}
@@ -75,6 +76,11 @@ const GridTile = memo(function GridTile({ post, eager, showAnonymousBadge, onOpe
           loading={eager ? 'eager' : 'lazy'}
           decoding="async"
         />
+        {photoCount > 1 && (
+          <span className={styles.album} aria-hidden="true">
+            <AlbumIcon size={20} filled />
+          </span>
+        )}
         {showAnonymousBadge && post.isAnonymous && (
           <span className={styles.badge} aria-hidden="true">
             Anonymous

@@ -16,6 +16,7 @@ import type {
   ModerationNoticeView as ModerationNotice,
   NotificationGroupView as NotificationGroup,
   OwnProfileView as UserPosts,
+  PhotoView as Photo,
   PostEditView as PostEdit,
   PostVersionView as PostVersion,
   PostView as Post,
@@ -35,6 +36,7 @@ export type {
   Me,
   ModerationNotice,
   NotificationGroup,
+  Photo,
   Post,
   PostEdit,
   PostVersion,
@@ -380,6 +382,40 @@ export async function createPost(
   const { uploadUrl, s3Key } = await presignUpload(file, false);
   await putFile(uploadUrl, file, onProgress);
   return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous, altText } });
+}
+
+/**
+ * An album (docs/api.md, "Albums"): every photo presigned and sent at once, then one
+ * create-post with them in order. `onProgress` gets the share of all bytes sent and how many
+ * photos have arrived. A refused create-post rejects with the server's message (ApiError).
+ */
+export async function createAlbum(
+  photos: { file: File; altText: string }[],
+  caption: string,
+  isAnonymous: boolean,
+  onProgress?: (fraction: number, done: number) => void,
+): Promise<Post> {
+  const sent = photos.map(() => 0);
+  let done = 0;
+  const total = photos.reduce((sum, p) => sum + (p.file.size || 1), 0);
+  const report = () => onProgress?.(photos.reduce((sum, p, i) => sum + sent[i]! * (p.file.size || 1), 0) / total, done);
+  const keys = await Promise.all(
+    photos.map(async ({ file }, i) => {
+      const { uploadUrl, s3Key } = await presignUpload(file, false);
+      await putFile(uploadUrl, file, (fraction) => {
+        sent[i] = fraction;
+        report();
+      });
+      sent[i] = 1;
+      done++;
+      report();
+      return s3Key;
+    }),
+  );
+  return request<Post>('/api/create-post', {
+    method: 'POST',
+    body: { caption, isAnonymous, photos: photos.map((p, i) => ({ s3Key: keys[i]!, altText: p.altText })) },
+  });
 }
 
 /** The author describes their photo anew ('' takes the description away): an edit, as editPost's. */

@@ -14,7 +14,7 @@ export interface AppConfig {
     scope: string;
   };
   api: { baseUrl: string; secondBaseUrl: string };
-  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number; altTextMaxLength: number };
+  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number; altTextMaxLength: number; albumMaxPhotos: number };
 }
 
 let config: AppConfig | null = null;

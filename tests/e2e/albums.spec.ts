@@ -1,0 +1,178 @@
+import { mkdirSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { CreatePostPage } from './pages/create-post-page';
+import { FeedPage } from './pages/feed-page';
+import { collectDialogs, expect, makeImage, PHONE_AND_DESKTOP, signUp, test, uniqueText } from './fixtures';
+
+// Issue 38, parts 1 and 2: an album made on the create screen (chosen together and one at a time,
+// described, reordered), then seen as a carousel on Discover and marked on the profile grid.
+const SHOTS = process.env.E2E_SHOTS_DIR ?? '/tmp/shots/albums';
+
+async function axeClean(page: Page, what: string): Promise<void> {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const found = violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect.soft(found, `axe on ${what}`).toEqual([]);
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
+}
+
+for (const { name, viewport } of PHONE_AND_DESKTOP) {
+  test.describe(`albums on a ${name}`, () => {
+    test.use({ viewport });
+
+    test('a 3-photo album is described, reordered, posted in that order, and browsed as a carousel', async ({ page, provider }) => {
+      mkdirSync(SHOTS, { recursive: true });
+      const dialogs = collectDialogs(page);
+      await signUp(page, provider);
+      const create = new CreatePostPage(page);
+      await create.goto();
+
+      // Two chosen together, a third added afterwards; each its own shape.
+      const lake = await makeImage(undefined, 480, 360);
+      const heron = await makeImage(undefined, 300, 500);
+      const sunset = await makeImage(undefined, 640, 300);
+      await create.fileInput.setInputFiles([lake, heron]);
+      await expect(create.albumPhotos).toHaveCount(2);
+      await create.addPhotos.setInputFiles(sunset);
+      await expect(create.albumPhotos).toHaveCount(3);
+      await expect(create.preview).toHaveCount(0);
+
+      await create.description(1).fill('The lake at dawn');
+      await create.description(2).fill('A heron standing in the reeds');
+      await create.description(3).fill('Sunset over the jetty');
+
+      // By keyboard: the third photo two places earlier; the focus follows it.
+      await create.moveButton(3, 'earlier').focus();
+      await page.keyboard.press('Enter');
+      await expect(create.moveButton(2, 'earlier')).toBeFocused();
+      await page.keyboard.press('Enter');
+      // At the top its "earlier" is disabled: the focus is on its "later".
+      await expect(create.moveButton(1, 'later')).toBeFocused();
+      expect(await create.descriptions()).toEqual(['Sunset over the jetty', 'The lake at dawn', 'A heron standing in the reeds']);
+      await expect(page.getByText('Photo moved to position 1 of 3.')).toBeAttached();
+
+      if (name === 'desktop') {
+        // By drag: the heron onto the first place.
+        await create.albumPhotos.nth(2).dragTo(create.albumPhotos.nth(0));
+        expect(await create.descriptions()).toEqual(['A heron standing in the reeds', 'Sunset over the jetty', 'The lake at dawn']);
+        // And back, with the buttons, to the order the rest of the test expects.
+        await create.moveButton(1, 'later').click();
+      }
+      expect(await create.descriptions()).toEqual(
+        name === 'desktop'
+          ? ['Sunset over the jetty', 'A heron standing in the reeds', 'The lake at dawn']
+          : ['Sunset over the jetty', 'The lake at dawn', 'A heron standing in the reeds'],
+      );
+      const order = await create.descriptions();
+
+      const caption = uniqueText('Three from the lake');
+      await create.caption.fill(caption);
+      await axeClean(page, `the album create screen (${name})`);
+      if (name === 'phone') await page.screenshot({ path: `${SHOTS}/create-album-phone.png`, fullPage: true });
+      else await page.screenshot({ path: `${SHOTS}/create-album-desktop.png`, fullPage: true });
+      await create.submit.click();
+      await page.waitForURL('**/app/account');
+      expect(dialogs).toEqual([]);
+
+      // The profile grid: the first photo with an album marker; opened, the post is a carousel too.
+      const tile = page.getByRole('button', { name: new RegExp(`^Open post: ${caption}\\. Album of 3 photos\\.`) });
+      await expect(tile).toBeVisible();
+      await expect(tile.getByRole('img')).toHaveAttribute('alt', order[0]!);
+      await tile.click();
+      const opened = page.getByRole('dialog').getByRole('region', { name: 'Album of 3 photos' });
+      await expect(opened).toBeVisible();
+      await opened.getByRole('button', { name: 'Next photo' }).click();
+      await expect(opened.getByRole('img')).toHaveAttribute('alt', order[1]!);
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+
+      const discover = new FeedPage(page, 'discover');
+      await discover.goto();
+      const card = await discover.find(caption);
+      const carousel = card.carousel;
+      await expect(carousel).toBeVisible();
+      await carousel.scrollIntoViewIfNeeded();
+      const shown = carousel.getByRole('img');
+      await expect(carousel.getByText('1 of 3')).toBeAttached();
+      await expect(shown).toHaveAttribute('alt', order[0]!);
+      // Only the photo shown and the next one are in the page (and so fetched).
+      await expect(carousel.locator('img')).toHaveCount(2);
+      const frame = (await carousel.boundingBox())!;
+      // The sunset (640×300, 2.13:1) leads: its frame is clamped to 1.91:1, as a single photo's.
+      expect(frame.width / frame.height).toBeCloseTo(1.91, 1);
+
+      // The buttons.
+      await carousel.getByRole('button', { name: 'Next photo' }).click();
+      await expect(carousel.getByText('2 of 3')).toBeAttached();
+      await expect(shown).toHaveAttribute('alt', order[1]!);
+      await expect(carousel.locator('img')).toHaveCount(3);
+      // The frame keeps the first photo's shape whichever photo it shows.
+      expect((await carousel.boundingBox())!.height).toBeCloseTo(frame.height, 0);
+
+      // The arrow keys when focused.
+      await carousel.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(carousel.getByText('3 of 3')).toBeAttached();
+      await expect(shown).toHaveAttribute('alt', order[2]!);
+      await expect(carousel.getByRole('button', { name: 'Next photo' })).toHaveCount(0);
+      await page.keyboard.press('ArrowRight');
+      await expect(carousel.getByText('3 of 3')).toBeAttached();
+      await page.keyboard.press('ArrowLeft');
+      await expect(carousel.getByText('2 of 3')).toBeAttached();
+
+      // A swipe (pointer events): right to left is the next photo, left to right the one before.
+      const box = (await carousel.boundingBox())!;
+      const y = box.y + box.height / 2;
+      const swipe = async (from: number, to: number) => {
+        await page.mouse.move(box.x + box.width * from, y);
+        await page.mouse.down();
+        for (let step = 1; step <= 8; step++) await page.mouse.move(box.x + box.width * (from + ((to - from) * step) / 8), y);
+        await page.mouse.up();
+      };
+      await swipe(0.8, 0.2);
+      await expect(carousel.getByText('3 of 3')).toBeAttached();
+      await expect(shown).toHaveAttribute('alt', order[2]!);
+      await swipe(0.2, 0.8);
+      await swipe(0.2, 0.8);
+      await expect(carousel.getByText('1 of 3')).toBeAttached();
+      await expect(shown).toHaveAttribute('alt', order[0]!);
+      // A short drag is not a swipe.
+      await swipe(0.5, 0.45);
+      await expect(carousel.getByText('1 of 3')).toBeAttached();
+
+      await carousel.getByRole('button', { name: 'Next photo' }).click();
+      await expect(carousel.getByText('2 of 3')).toBeAttached();
+      await axeClean(page, `Discover with an album (${name})`);
+      await page.waitForTimeout(350); // the slide's settling transition
+      await card.root.screenshot({ path: `${SHOTS}/carousel-${name}.png` });
+    });
+  });
+}
+
+test('the create screen takes at most 10 photos, says so, and a removed one makes room again', async ({ page, provider }) => {
+  const dialogs = collectDialogs(page);
+  await signUp(page, provider);
+  const create = new CreatePostPage(page);
+  await create.goto();
+  const files: string[] = [];
+  for (let i = 0; i < 11; i++) files.push(await makeImage(undefined, 120, 90));
+  await create.fileInput.setInputFiles(files.slice(0, 4));
+  await expect(create.albumPhotos).toHaveCount(4);
+  await create.addPhotos.setInputFiles(files.slice(4));
+  await expect(create.albumPhotos).toHaveCount(10);
+  await expect.poll(() => dialogs).toEqual(['A post holds up to 10 photos: only the first 6 of these were added.']);
+  await expect(page.getByRole('button', { name: 'Add more photos' })).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Remove photo 10' }).click();
+  await expect(create.albumPhotos).toHaveCount(9);
+  await expect(page.getByText('Photo 10 removed. 9 photos left.')).toBeAttached();
+  await expect(page.getByRole('button', { name: 'Add more photos' })).toBeVisible();
+  // Down to one photo, the screen is the single photo's again.
+  for (let n = 9; n > 1; n--) await page.getByRole('button', { name: `Remove photo ${n}` }).click();
+  await expect(create.preview).toBeVisible();
+  await expect(create.removeImage).toBeVisible();
+  await expect(create.altText).toBeVisible();
+});
