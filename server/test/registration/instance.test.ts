@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
-import { bearer, buildTestApp } from '../helpers.js';
+import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 
 t.test('the operator sets the server\'s name, description and rules; anyone reads them without a token', async (t) => {
   const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'keeper' });
@@ -45,4 +47,34 @@ t.test('bad input: an unknown mode, an over-long name, too many or too long rule
     t.match(res.json(), { error: 'invalid_request', message });
   }
   t.same((await app.inject({ method: 'GET', url: '/api/instance' })).json(), before, 'nothing changed');
+});
+
+t.test('the page\'s title, the inlined config and the manifest follow the server\'s name', async (t) => {
+  const dist = bareWebBuild(t);
+  writeFileSync(join(dist, 'manifest.webmanifest'), JSON.stringify({ name: 'Shower Beer', short_name: 'Shower Beer', display: 'standalone' }));
+  const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'keeper', WEB_DIST_DIR: dist });
+  const operator = (await createUser('keeper')).token;
+  const first = await app.inject({ method: 'GET', url: '/' });
+  t.match(first.body, /<title>Shower Beer<\/title>/);
+  const etag = String(first.headers.etag);
+
+  const saved = await app.inject({
+    method: 'PUT',
+    url: '/api/admin/instance',
+    headers: bearer(operator),
+    payload: { name: 'Sauna <Club> & Co', description: 'Steam, then beer.', rules: 'Be kind' },
+  });
+  t.equal(saved.statusCode, 200);
+  await app.reloadWebPages();
+  const page = await app.inject({ method: 'GET', url: '/' });
+  t.match(page.body, /<title>Sauna &lt;Club&gt; &amp; Co<\/title>/, 'the name, escaped, in the title');
+  t.match(page.body, /"instance":\{"name":"Sauna \\u003cClub> & Co","description":"Steam, then beer.","rules":\["Be kind"\]/, 'and in the inlined config');
+  t.not(page.headers.etag, etag, 'a new page, so a kept copy is not reused');
+  t.equal((await app.inject({ method: 'GET', url: '/', headers: { 'if-none-match': etag } })).statusCode, 200);
+
+  const manifest = await app.inject({ method: 'GET', url: '/manifest.webmanifest' });
+  t.match(String(manifest.headers['content-type']), /^application\/manifest\+json/);
+  t.equal(manifest.headers['cache-control'], 'no-cache');
+  t.match(manifest.json(), { name: 'Sauna <Club> & Co', short_name: 'Sauna <Club>', description: 'Steam, then beer.', display: 'standalone' });
+  t.match((await app.inject({ method: 'GET', url: '/config.json' })).json(), { instance: { name: 'Sauna <Club> & Co', registrationMode: 'open' } });
 });
