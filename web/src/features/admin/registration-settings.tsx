@@ -84,7 +84,7 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
       <h2 id={`${id}-h`} className={admin.sectionTitle}>
-        This server
+        Server page
       </h2>
       <form className={styles.card} onSubmit={save}>
         <label className={styles.label} htmlFor={`${id}-name`}>
