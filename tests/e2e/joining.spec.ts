@@ -75,6 +75,7 @@ async function fillSignUp(page: Page, user: Credentials) {
 }
 
 const operator = newUser('op');
+const friend = newUser('f');
 const RULES = ['Be kind to everyone', 'No faces without consent'];
 
 test('the operator opens an invite-only server, a friend joins through the link, a stranger cannot', async ({ page, browser }) => {
@@ -129,7 +130,6 @@ test('the operator opens an invite-only server, a friend joins through the link,
   await expect(friendPage.getByRole('region', { name: 'Rules of Hops & Steam' })).toContainText('No faces without consent');
   await axeClean(friendPage);
   await shot(friendPage, 'signup-invite-phone');
-  const friend = newUser('f');
   await fillSignUp(friendPage, friend);
   await friendPage.getByRole('button', { name: 'Create account' }).click();
   await expect(friendPage.getByRole('alert')).toHaveText('Please agree to the rules of Hops & Steam to join.');
@@ -193,6 +193,27 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await newcomer.reload();
   await expect(newcomer.getByRole('heading', { name: 'POSTS' })).toBeVisible();
   await newcomerContext.close();
+
+  // Members may invite: the friend from the first test makes a link from their account page.
+  await settings.setMode('Invite only');
+  await settings.whoMayJoin.getByRole('checkbox', { name: /Members can invite/ }).check();
+  await settings.whoMayJoin.getByRole('button', { name: 'Save registration' }).click();
+  await expect(settings.whoMayJoin.getByRole('status')).toHaveText('Saved: Invite only.');
+  const memberContext = await browser.newContext({ baseURL: origin, viewport: PHONE });
+  const member = await memberContext.newPage();
+  await member.goto('/');
+  await member.getByRole('link', { name: 'Login' }).click();
+  await member.getByLabel('Username or email').fill(friend.username);
+  await member.getByLabel('Password').fill(friend.password);
+  await member.getByRole('button', { name: 'Sign in' }).click();
+  await expect(member.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+  await member.getByText('Invite friends').click();
+  await member.getByRole('button', { name: 'Create invite link' }).click();
+  await expect(member.getByLabel('New invite link (shown once: copy it now)')).toHaveValue(/\/\?invite=[A-Za-z0-9_-]{24}$/);
+  await expect(member.getByRole('list', { name: 'Invite links' }).getByRole('listitem')).toHaveCount(1);
+  await axeClean(member);
+  await shot(member, 'account-invite-phone');
+  await memberContext.close();
 
   // Put the server back as the other specs expect a server to be (it is this spec's own, but tidy anyway).
   await settings.setMode('Open');
