@@ -180,7 +180,7 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await newcomer.getByLabel('Why do you want to join?').fill('I brew my own stout.');
   await newcomer.getByLabel('I agree to these rules').check();
   await newcomer.getByRole('button', { name: 'Create account' }).click();
-  await expect(newcomer.getByText('Your account is waiting for an operator')).toBeVisible();
+  await expect(newcomer.getByRole('heading', { level: 1, name: 'Your account is waiting for an operator' })).toBeVisible();
   await axeClean(newcomer);
   await shot(newcomer, 'waiting-phone');
 
