@@ -13,7 +13,7 @@ import {
   single,
   type ParamsCheck,
 } from './oauth-params.js';
-import { authorizeQuery, messagePage, signInPage, signUpPage, type AuthorizeParams } from './pages.js';
+import { authorizeQuery, messagePage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
 import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
 
 export interface PageRoutesOptions {
@@ -44,7 +44,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
-    return reply.send(body);
+    return reply.send(withServerName(body, fastify.instance.get().name));
   };
 
   const invalidLink = (reply: FastifyReply, message: string) =>

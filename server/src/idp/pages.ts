@@ -192,6 +192,18 @@ ${joinFields(o)}
   );
 }
 
+/**
+ * A page as this server names itself: the operator page's name (server/src/domain/instance-repository.ts)
+ * in the header and the tab's title, in place of the product's.
+ */
+export function withServerName(page: string, name: string): string {
+  if (name === 'Shower Beer') return page;
+  const text = escapeHtml(name);
+  return page
+    .replace('<p class="brand-name">Shower Beer</p>', () => `<p class="brand-name">${text}</p>`)
+    .replace(/ · Shower Beer<\/title>/, () => ` · ${text}</title>`);
+}
+
 export interface MessagePageOptions {
   title: string;
   message: string;

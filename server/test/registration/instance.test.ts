@@ -77,4 +77,9 @@ t.test('the page\'s title, the inlined config and the manifest follow the server
   t.equal(manifest.headers['cache-control'], 'no-cache');
   t.match(manifest.json(), { name: 'Sauna <Club> & Co', short_name: 'Sauna <Club>', description: 'Steam, then beer.', display: 'standalone' });
   t.match((await app.inject({ method: 'GET', url: '/config.json' })).json(), { instance: { name: 'Sauna <Club> & Co', registrationMode: 'open' } });
+  // The embedded provider's pages name the server too.
+  const signIn = await app.inject({ method: 'GET', url: '/oauth2/authorize?response_type=token&client_id=shower-beer&redirect_uri=http%3A%2F%2Flocalhost%3A3000%2Fapp%2Faccount' });
+  t.equal(signIn.statusCode, 200);
+  t.match(signIn.body, '<p class="brand-name">Sauna &#60;Club&#62; &#38; Co</p>');
+  t.match(signIn.body, '<title>Sign in · Sauna &#60;Club&#62; &#38; Co</title>');
 });
