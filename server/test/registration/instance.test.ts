@@ -83,3 +83,14 @@ t.test('the page\'s title, the inlined config and the manifest follow the server
   t.match(signIn.body, '<p class="brand-name">Sauna &#60;Club&#62; &#38; Co</p>');
   t.match(signIn.body, '<title>Sign in · Sauna &#60;Club&#62; &#38; Co</title>');
 });
+
+t.test('an app on another origin may send a first sign-in\'s invite and reason (CORS preflight)', async (t) => {
+  const { app } = await buildTestApp(t, { CORS_ORIGINS: 'https://app.example.test' });
+  const res = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/user-posts',
+    headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-invite-code,x-join-reason' },
+  });
+  t.equal(res.statusCode, 204);
+  t.match(String(res.headers['access-control-allow-headers']), /X-Invite-Code.*X-Join-Reason/i);
+});
