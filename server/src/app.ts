@@ -13,6 +13,7 @@ import mediaPlugin from './media/index.js';
 import apiRoutes from './routes/api.js';
 import healthRoutes from './routes/health.js';
 import publicConfigRoute from './routes/public-config.js';
+import instanceRoutes from './routes/instance.js';
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +45,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(openapiPlugin);
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);
+  await fastify.register(instanceRoutes);
   if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
   await fastify.register(repositoriesPlugin);
   await fastify.register(mediaPlugin);

@@ -62,7 +62,12 @@ export interface Config {
   migrationsDir: string;
   /** Threads that run feed pages off the request thread (0: on it). */
   readWorkers: number;
+  /** REGISTRATION_MODE: who may join a new server; the operator page changes it after (domain/instance-repository.ts). */
+  registrationMode: RegistrationMode;
 }
+
+export const REGISTRATION_MODES = ['open', 'approval', 'invite', 'closed'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 export interface AuthConfig {
   provider: 'embedded' | 'oidc';
@@ -316,5 +321,6 @@ export function loadConfig(env: Env = process.env): Config {
     migrationsDir: join(appRoot, 'migrations'),
     // One per core, at most 4: the request thread and the load share the cores with them.
     readWorkers: int(env, 'READ_WORKERS', Math.min(4, availableParallelism())),
+    registrationMode: oneOf(env, 'REGISTRATION_MODE', REGISTRATION_MODES, 'open'),
   };
 }

@@ -14,8 +14,9 @@ const VERSION = 'dev';
 const CACHE = `shower-beer-${VERSION}`;
 /** Where the kept copy of the page lives (the same page answers every /app/* path). */
 const SHELL = '/';
+// Not the manifest: the server writes the server's name into it (server/src/plugins/web.ts), so it is
+// asked for like any other request and a new name shows without a new deploy.
 const ICONS = [
-  '/manifest.webmanifest',
   '/beer-mug.svg',
   '/icons/icon-192.png',
   '/icons/icon-512.png',

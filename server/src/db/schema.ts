@@ -60,6 +60,16 @@ export const users = sqliteTable(
      * named posts are shown only to its followers and itself. Anonymous posts are not affected.
      */
     isPrivate: integer('is_private').notNull().default(0),
+    /**
+     * Null for a member. 'pending' while an account made in approval mode waits for an operator,
+     * 'rejected' once one declined it (domain/registration-service.ts). Such an account also has
+     * suspended_at set, so every read that hides suspended accounts hides it too.
+     */
+    joinState: text('join_state', { enum: ['pending', 'rejected'] }),
+    /** What the person said when asking to join (approval mode), shown to operators. */
+    joinReason: text('join_reason'),
+    /** The invite this account joined with (invites.id), if any. */
+    inviteId: integer('invite_id'),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -454,7 +464,7 @@ export const operatorGrants = sqliteTable(
  * album's second photo (the first is the posts row's own). Each has its own processed images
  * under `media/<media_key>/` and its own description; the post's stored_bytes counts them all.
  * Deleted with their post (ON DELETE CASCADE); their files are removed by whoever deletes it
- * (media/media-service.ts, domain/account-removal-service.ts). WITHOUT ROWID (migration 0019, which
+ * (media/media-service.ts, domain/account-removal-service.ts). WITHOUT ROWID (migration 0022, which
  * drizzle cannot declare).
  */
 export const postPhotos = sqliteTable(
@@ -472,4 +482,44 @@ export const postPhotos = sqliteTable(
   },
   // A page's albums are read by post id in one range each, in order (the primary key).
   (t) => [primaryKey({ columns: [t.postId, t.position] })],
+);
+
+/**
+ * The server's own settings, one row (id 1), changed on the operator page
+ * (domain/instance-repository.ts): who may join, and the name, description and rules
+ * the landing page, sign-up, GET /api/instance, the title and the manifest show.
+ * Created on the first start from REGISTRATION_MODE; the row wins after that.
+ */
+export const instanceSettings = sqliteTable('instance_settings', {
+  id: integer('id').primaryKey(),
+  registrationMode: text('registration_mode', { enum: ['open', 'approval', 'invite', 'closed'] }).notNull(),
+  /** Members (not only operators) may make invite links. */
+  membersCanInvite: integer('members_can_invite').notNull().default(0),
+  name: text('name').notNull().default('Shower Beer'),
+  description: text('description').notNull().default(''),
+  /** One rule a line. */
+  rules: text('rules').notNull().default(''),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * Invite links (domain/invites-repository.ts). Only the SHA-256 of the code is kept: the code
+ * is shown once, to the person who made it. `uses` counts the accounts made with it, moved in
+ * the same transaction that makes the account, so a one-use invite makes one account.
+ */
+export const invites = sqliteTable(
+  'invites',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    codeHash: text('code_hash').notNull(),
+    createdBy: integer('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    maxUses: integer('max_uses').notNull(),
+    uses: integer('uses').notNull().default(0),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('invites_code_hash_unique').on(t.codeHash), index('invites_created_by_idx').on(t.createdBy, t.createdAt)],
 );

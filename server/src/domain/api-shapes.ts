@@ -310,3 +310,42 @@ export const UnreadNotifications = Type.Object({ unread: Type.Integer() });
 
 export type NotificationGroupView = Static<typeof NotificationGroup>;
 export type NotificationKindName = Static<typeof NotificationKind>;
+
+// --- the server's own page and who may join (docs/registration.md) ---
+
+export const RegistrationModeName = Type.Union([Type.Literal('open'), Type.Literal('approval'), Type.Literal('invite'), Type.Literal('closed')]);
+
+/** GET /api/instance, without a token: what the landing page, sign-up, the title and the manifest show. */
+export const Instance = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  /** One rule per entry, in order. */
+  rules: Type.Array(Type.String()),
+  registrationMode: RegistrationModeName,
+  /** Members (not only operators) may make invite links. */
+  membersCanInvite: Type.Boolean(),
+});
+
+/** An invite link as its maker (or an operator) sees it; the code itself is shown once, when it is made. */
+export const InviteView = Type.Object({
+  id: Type.Integer(),
+  createdBy: Type.String(),
+  created_at: Type.String(),
+  expires_at: Type.String(),
+  maxUses: Type.Integer(),
+  uses: Type.Integer(),
+  usesLeft: Type.Integer(),
+  state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used_up'), Type.Literal('revoked')]),
+});
+
+/** POST /api/invites: the new invite with its code and the link to hand over. */
+export const NewInvite = Type.Object({ invite: InviteView, code: Type.String(), url: Type.String() });
+
+/** An account waiting for an operator (approval mode). */
+export const JoinRequestView = Type.Object({ username: Type.String(), reason: Type.String(), created_at: Type.String() });
+
+export type InstanceView = Static<typeof Instance>;
+export type InviteViewShape = Static<typeof InviteView>;
+export type NewInviteView = Static<typeof NewInvite>;
+export type JoinRequestShape = Static<typeof JoinRequestView>;
+export type RegistrationModeValue = Static<typeof RegistrationModeName>;

@@ -111,8 +111,10 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     SELECT c.post_id AS postId, c.user_id AS userId, u.username FROM comments c JOIN users u ON u.id = c.user_id WHERE c.id = ?`);
   const postOwner = sqlite.prepare<[number], { userId: number; username: string }>(`
     SELECT p.user_id AS userId, u.username FROM posts p JOIN users u ON u.id = p.user_id WHERE p.id = ?`);
+  // Accounts waiting for approval (or refused) are held with suspended_at too (domain/registration-service.ts): not moderation's.
   const userByName = sqlite.prepare<[string], { id: number; username: string; suspendedAt: number | null }>(`
-    SELECT id, username, suspended_at AS suspendedAt FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL`);
+    SELECT id, username, suspended_at AS suspendedAt FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL
+      AND join_state IS NULL`);
 
   const insertAction = sqlite.prepare<{
     operator: number;
@@ -135,7 +137,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     ORDER BY created_at DESC, id DESC LIMIT 50`);
   const suspendedUsers = sqlite.prepare<[], { username: string; reason: string; createdAt: number }>(`
     SELECT username, coalesce(suspension_reason, '') AS reason, suspended_at AS createdAt
-    FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL ORDER BY suspended_at DESC LIMIT 500`);
+    FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL AND join_state IS NULL ORDER BY suspended_at DESC LIMIT 500`);
   const suspensionOf = sqlite.prepare<[number], { reason: string; createdAt: number }>(`
     SELECT coalesce(suspension_reason, '') AS reason, suspended_at AS createdAt FROM users WHERE id = ? AND suspended_at IS NOT NULL`);
   const figures = sqlite.prepare<[], { users: number; posts: number; storageBytes: number; suspendedUsers: number; openReports: number }>(`
@@ -143,7 +145,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
       (SELECT count(*) FROM users WHERE deleted_at IS NULL) AS users,
       (SELECT count(*) FROM posts WHERE is_profile_picture = 0) AS posts,
       (SELECT coalesce(sum(stored_bytes), 0) FROM posts) AS storageBytes,
-      (SELECT count(*) FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL) AS suspendedUsers,
+      (SELECT count(*) FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL AND join_state IS NULL) AS suspendedUsers,
       (SELECT count(*) FROM (SELECT 1 FROM reports WHERE resolved_at IS NULL GROUP BY post_id, comment_id)) AS openReports`);
 
   const log = (op: Operator, action: ActionName, target: string, targetUser: number | null, reason: string, excerpt = '') =>

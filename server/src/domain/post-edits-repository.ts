@@ -37,7 +37,7 @@ interface EditablePost {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * Edits of a post by its author, and the history they leave (post_versions, migration 0019).
+ * Edits of a post by its author, and the history they leave (post_versions, migration 0020).
  * An edit and the row keeping what the post said before are one transaction; likes, comments
  * and notifications are rows of their own, by post id, and stay as they are. A version names
  * nobody: who wrote it is the post's author, shown or not by the post's own rules (views.ts).

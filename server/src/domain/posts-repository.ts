@@ -282,7 +282,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY c.created_at, c.id`);
 
   // The other photos of a page's albums in one statement, one primary-key range per album
-  // (post_photos is WITHOUT ROWID, migration 0019). Pages without albums never run it.
+  // (post_photos is WITHOUT ROWID, migration 0022). Pages without albums never run it.
   const albumPhotos = arrayRows<[string], PhotoRow>(sqlite, `
     SELECT f.post_id AS postId, f.position, f.media_key AS mediaKey, f.width, f.height,
            f.medium_width AS mediumWidth, f.alt_text AS altText

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { LruMap } from '../lru.js';
+import type { Admission } from './registration-service.js';
 import { cleanText } from './text.js';
 
 export interface AuthUser {
@@ -16,6 +17,8 @@ export interface AuthUser {
   blocksVersion: number;
   /** Set while an operator has suspended the account: the API refuses it (plugins/auth.ts). */
   suspendedAt: number | null;
+  /** 'pending' while the account waits for an operator, 'rejected' once declined (domain/registration-service.ts). */
+  joinState: 'pending' | 'rejected' | null;
 }
 
 interface UserRow extends AuthUser {
@@ -166,7 +169,7 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
       return null;
     });
     sqlite.exec(`
-      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at, suspended_at, block_count, blocks_version ON main.users BEGIN
+      CREATE TEMP TRIGGER IF NOT EXISTS users_cache_update AFTER UPDATE OF sub, username, email, deleted_at, suspended_at, block_count, blocks_version, join_state ON main.users BEGIN
         SELECT shower_beer_user_changed(old.sub, NULL);
         SELECT shower_beer_user_changed(new.sub, NULL);
       END;
@@ -191,13 +194,15 @@ function onUserChange(sqlite: Database.Database, listener: (change: UserChange) 
 export function createUsersRepository(sqlite: Database.Database) {
   const bySub = sqlite.prepare<[string], UserRow>(
     `SELECT id, sub, username, email, following_count AS followingCount, block_count AS blockCount, blocks_version AS blocksVersion,
-       suspended_at AS suspendedAt, deleted_at AS deletedAt FROM users WHERE sub = ?`,
+       suspended_at AS suspendedAt, join_state AS joinState, deleted_at AS deletedAt FROM users WHERE sub = ?`,
   );
   const nameTaken = sqlite.prepare<[string, string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND sub <> ?',
   );
-  const insert = sqlite.prepare<[string, string, string | null, number], { id: number }>(
-    'INSERT INTO users (sub, username, email, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+  // A pending account is also held like a suspended one (suspended_at), so every read that hides those hides it.
+  const insert = sqlite.prepare<[string, string, string | null, number, string | null, string | null, number | null, number | null], { id: number }>(
+    `INSERT INTO users (sub, username, email, created_at, join_state, join_reason, invite_id, suspended_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const update = sqlite.prepare<[string, string | null, number]>('UPDATE users SET username = ?, email = ? WHERE id = ?');
 
@@ -214,7 +219,7 @@ export function createUsersRepository(sqlite: Database.Database) {
   // moves to the tombstone ("~removed-<id>:<sub>", never a provider's) and a new row takes it.
   const releaseSub = sqlite.prepare<[number]>(`UPDATE users SET sub = '~removed-' || id || ':' || sub WHERE id = ?`);
 
-  const upsert = sqlite.transaction((sub: string, username: string, email: string | null, issuedAt: number | null): UserRow => {
+  const upsert = sqlite.transaction((sub: string, username: string, email: string | null, issuedAt: number | null, admit?: () => Admission): UserRow => {
     let existing = bySub.get(sub);
     if (existing && existing.deletedAt !== null) {
       // With an outside provider (Keycloak) the person's sign-in account outlives "Delete account":
@@ -224,9 +229,13 @@ export function createUsersRepository(sqlite: Database.Database) {
       existing = undefined;
     }
     if (!existing) {
+      // The registration mode's say (domain/registration-service.ts); a refusal throws and nothing is written.
+      const admission = admit?.() ?? { joinState: null, joinReason: null, inviteId: null };
       const name = freeUsername(username, sub);
-      const { id } = insert.get(sub, name, email, Date.now())!;
-      return { id, sub, username: name, email, followingCount: 0, blockCount: 0, blocksVersion: 0, suspendedAt: null, deletedAt: null };
+      const at = Date.now();
+      const suspendedAt = admission.joinState === null ? null : at;
+      const { id } = insert.get(sub, name, email, at, admission.joinState, admission.joinReason, admission.inviteId, suspendedAt)!;
+      return { id, sub, username: name, email, followingCount: 0, blockCount: 0, blocksVersion: 0, suspendedAt, joinState: admission.joinState, deletedAt: null };
     }
     if (existing.username !== username || existing.email !== email) {
       const name = existing.username.toLowerCase() === username.toLowerCase() ? username : freeUsername(username, sub);
@@ -366,9 +375,11 @@ export function createUsersRepository(sqlite: Database.Database) {
     },
     /**
      * Returns the user for these claims, creating or renaming as needed;
-     * `null` when the account was deleted.
+     * `null` when the account was deleted. `admit` decides how a new row starts, or refuses it
+     * by throwing (the registration mode, domain/registration-service.ts); without it (npm run
+     * user:add) the row is a member's.
      */
-    upsertFromClaims(sub: string, claimedName: string, email: string | null, issuedAtSeconds?: number): AuthUser | null {
+    upsertFromClaims(sub: string, claimedName: string, email: string | null, issuedAtSeconds?: number, admit?: () => Admission): AuthUser | null {
       // Names from another provider may carry hidden characters: shown without them (domain/text.ts).
       const username = PLAIN_NAME.test(claimedName) ? claimedName : cleanName(claimedName);
       // In ms, rounded down to the token's second: a token from the second of a deletion counts as older.
@@ -376,12 +387,22 @@ export function createUsersRepository(sqlite: Database.Database) {
       const known = knownUser(sub);
       if (known && known.username === username && known.email === email) {
         if (known.deletedAt === null) {
-          return { id: known.id, sub, username, email, followingCount: known.followingCount, blockCount: known.blockCount, blocksVersion: known.blocksVersion, suspendedAt: known.suspendedAt };
+          return {
+            id: known.id,
+            sub,
+            username,
+            email,
+            followingCount: known.followingCount,
+            blockCount: known.blockCount,
+            blocksVersion: known.blocksVersion,
+            suspendedAt: known.suspendedAt,
+            joinState: known.joinState,
+          };
         }
         if (issuedAt === null || issuedAt <= known.deletedAt) return null;
       }
       // Claim changes are rare; the IMMEDIATE transaction keeps the name check and write together.
-      const row = upsert.immediate(sub, username, email, issuedAt);
+      const row = upsert.immediate(sub, username, email, issuedAt, admit);
       const { deletedAt, ...user } = row;
       return deletedAt === null ? user : null;
     },

@@ -46,6 +46,9 @@ export function checkAuthorizeParams(source: unknown, config: Config): ParamsChe
   const unknown = scopes.find((s) => !SCOPES.has(s));
   if (unknown !== undefined) return { ok: false, message: `The scope ${unknown.slice(0, 50)} is not supported.` };
   if (state !== undefined && state.length > MAX_STATE) return { ok: false, message: 'The state parameter is too long.' };
+  // An invite code the app put on the link (docs/registration.md): carried to sign-up, checked there.
+  const invite = single(source, 'invite');
+  if (invite === null || (invite !== undefined && invite.length > 100)) return { ok: false, message: 'The invite in this link is not valid.' };
   return {
     ok: true,
     params: {
@@ -54,6 +57,7 @@ export function checkAuthorizeParams(source: unknown, config: Config): ParamsChe
       response_type: responseType,
       scope: scopes.length > 0 ? scopes.join(' ') : DEFAULT_SCOPE,
       ...(state ? { state } : {}),
+      ...(invite ? { invite } : {}),
     },
   };
 }

@@ -1,7 +1,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { issueAccessToken } from '../auth/issue.js';
-import { errorHandler } from '../errors.js';
+import { errorHandler, HttpError } from '../errors.js';
+import type { JoinRequest } from '../domain/registration-service.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
 import { createSignUpGuard } from './signup-guard.js';
@@ -12,7 +13,7 @@ import {
   single,
   type ParamsCheck,
 } from './oauth-params.js';
-import { messagePage, signInPage, signUpPage, type AuthorizeParams } from './pages.js';
+import { authorizeQuery, messagePage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
 import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
 
 export interface PageRoutesOptions {
@@ -43,7 +44,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
-    return reply.send(body);
+    return reply.send(withServerName(body, fastify.instance.get().name));
   };
 
   const invalidLink = (reply: FastifyReply, message: string) =>
@@ -61,13 +62,34 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     return errorHandler(err, request, reply);
   });
 
-  /** Signs the account in: an access token in the redirect URI's fragment. */
-  const finish = async (reply: FastifyReply, account: Account, params: AuthorizeParams, page: (error: string) => string, csrfToken: string) => {
-    const user = fastify.users.upsertFromClaims(account.id, account.username, account.email);
+  /**
+   * Signs the account in: an access token in the redirect URI's fragment. Its first sign-in makes
+   * its users row, so the registration mode decides here (domain/registration-service.ts): a
+   * refusal is shown on the page and nothing is written.
+   */
+  const finish = async (
+    reply: FastifyReply,
+    account: Account,
+    params: AuthorizeParams,
+    page: (error: string) => string,
+    csrfToken: string,
+    join: JoinRequest = {},
+  ) => {
+    let user;
+    try {
+      user = fastify.users.upsertFromClaims(account.id, account.username, account.email, undefined, () =>
+        fastify.registration.admit({ invite: params.invite, ...join, bypass: account.isFirst }),
+      );
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode < 500) return html(reply, err.statusCode, page(err.message), csrfToken);
+      throw err;
+    }
     // Removed: the answer of a wrong password (accounts-service refuses these first; this is the backstop).
     if (!user) return html(reply, 400, page(MESSAGES.wrongCredentials), csrfToken);
     // Said only to someone who gave the right password: it tells them nothing about anyone else.
-    if (user.suspendedAt !== null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
+    if (user.joinState === 'rejected') return html(reply, 403, page(fastify.registration.rejectedMessage), csrfToken);
+    // A pending account is signed in: the app shows it "Your account is waiting for an operator".
+    if (user.suspendedAt !== null && user.joinState === null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
     // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
     // the token's role only mirrors it, for clients that read it.
     const operator = fastify.operators.isOperator(user.id);
@@ -126,11 +148,30 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     return finish(reply, result.account, params, page, csrfToken);
   });
 
+  /** The sign-up page's part of the registration mode, or null when the server takes nobody (closed). */
+  const joinSettings = () => {
+    const settings = fastify.instance.get();
+    if (settings.registrationMode === 'closed') return null;
+    return { mode: settings.registrationMode, rules: settings.rules, serverName: settings.name };
+  };
+  const closedPage = (reply: FastifyReply, params: AuthorizeParams) =>
+    html(
+      reply,
+      403,
+      messagePage({
+        title: 'Sign-up is closed',
+        message: 'This server is not taking new accounts. If you already have one, sign in.',
+        link: { href: `/oauth2/authorize?${authorizeQuery(params)}`, text: 'Sign in' },
+      }),
+    );
+
   fastify.get('/oauth2/signup', async (request, reply) => {
     const check = checkAuthorizeParams(request.query, config);
     if (!check.ok) return invalidLink(reply, check.message);
+    const join = joinSettings();
+    if (!join) return closedPage(reply, check.params);
     const csrfToken = csrfTokenFor(request.headers.cookie);
-    return html(reply, 200, signUpPage({ params: check.params, csrfToken }), csrfToken);
+    return html(reply, 200, signUpPage({ params: check.params, csrfToken, join }), csrfToken);
   });
 
   fastify.post('/oauth2/signup', { config: { rateLimit } }, async (request, reply) => {
@@ -140,11 +181,30 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     const username = text(request.body, 'username').trim().slice(0, 100);
     const email = text(request.body, 'email').trim().slice(0, 300);
     const password = text(request.body, 'password');
+    const reason = text(request.body, 'reason').slice(0, 2000);
     const csrfToken = csrfTokenFor(request.headers.cookie);
-    const page = (error: string) => signUpPage({ params, csrfToken, username, email, error });
+    const joinSetting = joinSettings();
+    if (!joinSetting) return closedPage(reply, params);
+    const join = { ...joinSetting, reason };
+    const page = (error: string) => signUpPage({ params, csrfToken, username, email, error, join });
 
     if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
       return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
+    }
+    // Checked before the account is made, so a refused sign-up leaves no sign-in account behind.
+    if (join.rules.length > 0 && single(request.body, 'agree') !== 'yes') {
+      return html(reply, 400, page(`Please agree to the rules of ${join.serverName} to join.`), csrfToken);
+    }
+    if (join.mode === 'invite' && !params.invite) {
+      return html(reply, 400, page('Enter the invite code from your invite link.'), csrfToken);
+    }
+    if (params.invite && join.mode !== 'open') {
+      try {
+        fastify.invites.check(params.invite);
+      } catch (err) {
+        if (err instanceof HttpError) return html(reply, err.statusCode, page(err.message), csrfToken);
+        throw err;
+      }
     }
     const wait = signUpGuard.check(request.ip, () => accounts.isEmailTaken(email));
     if (wait > 0) {
@@ -154,9 +214,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     }
     const result = await accounts.signUp({ username, email, password });
     if (!result.ok) {
-      return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors }), csrfToken);
+      return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors, join }), csrfToken);
     }
-    return finish(reply, result.account, params, page, csrfToken);
+    return finish(reply, result.account, params, page, csrfToken, { reason });
   });
 
   fastify.get('/oauth2/logout', async (request, reply) => {

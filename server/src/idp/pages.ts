@@ -14,6 +14,8 @@ export interface AuthorizeParams {
   response_type: string;
   scope: string;
   state?: string;
+  /** An invite code from the app's invite link, carried from page to page (docs/registration.md). */
+  invite?: string;
 }
 
 export function authorizeQuery(params: AuthorizeParams): string {
@@ -24,6 +26,7 @@ export function authorizeQuery(params: AuthorizeParams): string {
     scope: params.scope,
   });
   if (params.state !== undefined) q.set('state', params.state);
+  if (params.invite !== undefined) q.set('invite', params.invite);
   return q.toString();
 }
 
@@ -64,8 +67,9 @@ ${main}
 const alert = (message: string | undefined) =>
   message ? `<div class="alert" role="alert">${escapeHtml(message)}</div>\n` : '';
 
-function hiddenFields(params: AuthorizeParams, csrfToken: string): string {
+function hiddenFields(params: AuthorizeParams, csrfToken: string, withInvite = false): string {
   const fields: [string, string | undefined][] = [
+    ['invite', withInvite ? params.invite : undefined],
     ['response_type', params.response_type],
     ['client_id', params.client_id],
     ['redirect_uri', params.redirect_uri],
@@ -122,7 +126,7 @@ export function signInPage(o: SignInPageOptions): string {
     `<h1>Sign in</h1>
 <p class="lead">Welcome back! Sign in to share and cheers.</p>
 ${alert(o.error)}<form method="post" action="/oauth2/authorize" novalidate>
-${hiddenFields(o.params, o.csrfToken)}
+${hiddenFields(o.params, o.csrfToken, true)}
 ${field({ id: 'username', label: 'Username or email', type: 'text', autocomplete: 'username', value: o.identifier, extra: 'autocapitalize="none" spellcheck="false" maxlength="254"' })}
 ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' })}
 <button class="button" type="submit">Sign in</button>
@@ -138,6 +142,35 @@ export interface SignUpPageOptions {
   email?: string;
   errors?: FieldErrors;
   error?: string;
+  /** Who may join (domain/instance-repository.ts): the fields and rules the page shows follow it. */
+  join?: { mode: 'open' | 'approval' | 'invite'; rules: string[]; serverName: string; reason?: string };
+}
+
+/** The invite field (invite mode, or approval mode where an invite skips the wait), the reason, the rules to agree to. */
+function joinFields(o: SignUpPageOptions): string {
+  const join = o.join;
+  if (!join) return '';
+  const parts: string[] = [];
+  if (join.mode === 'invite') {
+    parts.push(field({ id: 'invite', label: 'Invite code', type: 'text', autocomplete: 'off', value: o.params.invite, hint: 'From the invite link someone on this server sent you.', extra: 'autocapitalize="none" spellcheck="false" maxlength="100"' }));
+  } else if (o.params.invite !== undefined) {
+    parts.push(`<input type="hidden" name="invite" value="${escapeHtml(o.params.invite)}">`);
+  }
+  if (join.mode === 'approval' && o.params.invite === undefined) {
+    parts.push(`<div class="field">
+<label for="reason">Why do you want to join?</label>
+<textarea id="reason" name="reason" rows="3" maxlength="500" aria-describedby="reason-hint">${escapeHtml(join.reason ?? '')}</textarea>
+<p class="hint" id="reason-hint">An operator reads this before letting your account in.</p>
+</div>`);
+  }
+  if (join.rules.length > 0) {
+    parts.push(`<section class="rules" aria-labelledby="rules-heading">
+<h2 id="rules-heading">Rules of ${escapeHtml(join.serverName)}</h2>
+<ol>${join.rules.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ol>
+<div class="check"><input id="agree" name="agree" type="checkbox" value="yes" required><label for="agree">I agree to these rules</label></div>
+</section>`);
+  }
+  return parts.join('\n');
 }
 
 export function signUpPage(o: SignUpPageOptions): string {
@@ -152,10 +185,23 @@ ${hiddenFields(o.params, o.csrfToken)}
 ${field({ id: 'username', label: 'Username', type: 'text', autocomplete: 'username', value: o.username, error: errors.username, hint: '3 to 30 characters: letters, digits, _ . -', extra: 'autocapitalize="none" spellcheck="false" minlength="3" maxlength="30"' })}
 ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: o.email, error: errors.email, extra: 'maxlength="254"' })}
 ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: 'At least 8 characters, and not a common password: a few unrelated words work well.', extra: 'minlength="8"' })}
+${joinFields(o)}
 <button class="button" type="submit">Create account</button>
 </form>
 <p class="switch">Already have an account? <a href="/oauth2/authorize?${escapeHtml(authorizeQuery(o.params))}">Sign in</a></p>`,
   );
+}
+
+/**
+ * A page as this server names itself: the operator page's name (server/src/domain/instance-repository.ts)
+ * in the header and the tab's title, in place of the product's.
+ */
+export function withServerName(page: string, name: string): string {
+  if (name === 'Shower Beer') return page;
+  const text = escapeHtml(name);
+  return page
+    .replace('<p class="brand-name">Shower Beer</p>', () => `<p class="brand-name">${text}</p>`)
+    .replace(/ · Shower Beer<\/title>/, () => ` · ${text}</title>`);
 }
 
 export interface MessagePageOptions {

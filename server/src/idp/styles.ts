@@ -102,7 +102,7 @@ h1 { margin: 0 0 4px; font-size: 22px; font-weight: 700; letter-spacing: -0.01em
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 label { display: block; margin-bottom: 6px; font-weight: 600; font-size: 15px; }
-input[type="text"], input[type="email"], input[type="password"] {
+input[type="text"], input[type="email"], input[type="password"], textarea {
   display: block;
   width: 100%;
   min-height: 48px;
@@ -120,6 +120,14 @@ input:focus { outline: none; border-color: var(--beer); box-shadow: 0 0 0 3px co
 input:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
 input[aria-invalid="true"] { border-color: var(--error); }
 .hint { margin: 6px 0 0; font-size: 13px; color: var(--muted); }
+textarea { resize: vertical; min-height: 80px; }
+.rules { margin: 0 0 18px; padding: 12px 14px; border: 1.5px solid var(--border); border-radius: 12px; }
+.rules h2 { margin: 0 0 6px; font-size: 16px; }
+.rules ol { margin: 0 0 12px; padding-left: 22px; }
+.rules li { margin: 4px 0; overflow-wrap: anywhere; }
+.check { display: flex; gap: 10px; align-items: center; }
+.check input { width: 22px; height: 22px; margin: 0; accent-color: var(--beer-deep); }
+.check label { margin: 0; }
 .field-error { margin: 6px 0 0; font-size: 14px; color: var(--error); font-weight: 600; }
 .alert {
   margin: 0 0 18px;

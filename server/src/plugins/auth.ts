@@ -18,6 +18,17 @@ import { createUsersRepository, type AuthUser, type UsersRepository } from '../d
 import { accountSuspended } from '../domain/live-user.js';
 import { createOperatorsRepository, type OperatorsRepository } from '../domain/operators-repository.js';
 import { unauthorized } from '../errors.js';
+import { hasOperatorRole } from '../auth/operators.js';
+import { createInstanceRepository, type InstanceRepository } from '../domain/instance-repository.js';
+import { createInvitesRepository, type InvitesRepository } from '../domain/invites-repository.js';
+import { createJoinRequestsRepository, type JoinRequestsRepository } from '../domain/join-requests-repository.js';
+import {
+  accountPending,
+  accountRejected,
+  createRegistrationService,
+  type JoinRequest,
+  type RegistrationService,
+} from '../domain/registration-service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +40,13 @@ declare module 'fastify' {
     users: UsersRepository;
     /** Operator grants of the embedded provider's accounts (auth/operators.ts decides who is one). */
     operators: OperatorsRepository;
+    /** The server's own settings: name, description, rules, registration mode (domain/instance-repository.ts). */
+    instance: InstanceRepository;
+    invites: InvitesRepository;
+    /** Who may join, asked when a person's users row is first made (domain/registration-service.ts). */
+    registration: RegistrationService;
+    /** Accounts waiting for an operator (approval mode). */
+    joinRequests: JoinRequestsRepository;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
@@ -39,6 +57,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers a suspended account too (GET /api/me, logout, the notices of removals). */
     allowSuspended?: boolean;
+    /** The route answers an account waiting for an operator (approval mode) too: logout. */
+    allowPending?: boolean;
   }
 }
 
@@ -59,6 +79,33 @@ export default fp(
     fastify.decorate('revocations', revocations);
     fastify.decorate('users', users);
     fastify.decorate('operators', createOperatorsRepository(fastify.database.sqlite, config.auth));
+    const instance = createInstanceRepository(fastify.database.sqlite, config.registrationMode);
+    const invites = createInvitesRepository(fastify.database.sqlite);
+    const registration = createRegistrationService(instance, invites);
+    fastify.decorate('instance', instance);
+    fastify.decorate('invites', invites);
+    fastify.decorate('registration', registration);
+    fastify.decorate('joinRequests', createJoinRequestsRepository(fastify.database.sqlite));
+    const isFirstAccount = fastify.database.sqlite.prepare<[string], number>('SELECT is_first FROM idp_accounts WHERE id = ?').pluck();
+    /**
+     * What a first request brings to the person's first sign-in: the web app keeps the invite
+     * code and the reason from before it sent the person to the provider and sends them as
+     * X-Invite-Code and X-Join-Reason (percent-encoded UTF-8) until the account exists.
+     */
+    const joinRequestOf = (request: FastifyRequest, claims: TokenClaims): JoinRequest => {
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value.slice(0, 4000) : null;
+      };
+      let reason = header('x-join-reason');
+      try {
+        reason = reason === null ? null : decodeURIComponent(reason);
+      } catch {
+        // Not percent-encoded: kept as it came.
+      }
+      const bypass = config.auth.provider === 'embedded' ? isFirstAccount.get(claims.sub) === 1 : hasOperatorRole(claims);
+      return { invite: header('x-invite-code'), reason, bypass };
+    };
     fastify.decorateRequest('user', null as unknown as AuthUser);
     fastify.decorateRequest('tokenClaims', null as unknown as TokenClaims);
 
@@ -76,8 +123,13 @@ export default fp(
         request.log.warn({ err: (err as Error).message }, 'token verification failed');
         throw unauthorized('The token could not be verified right now.');
       }
-      const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null, claims.iat);
+      const user = users.upsertFromClaims(claims.sub, usernameFromClaims(claims), claims.email ?? null, claims.iat, () =>
+        registration.admit(joinRequestOf(request, claims)),
+      );
       if (!user) throw unauthorized('This account no longer exists.');
+      // Approval mode: nothing of the app but logout until an operator lets them in.
+      if (user.joinState === 'rejected') throw accountRejected();
+      if (user.joinState === 'pending' && request.routeOptions.config?.allowPending !== true) throw accountPending();
       // Suspended: nothing but who they are, their notices and logout, until an operator lifts it.
       if (user.suspendedAt !== null && request.routeOptions.config?.allowSuspended !== true) throw accountSuspended();
       request.user = user;

@@ -213,7 +213,8 @@ export default fp(
       origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
       credentials: true,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type'],
+      // X-Invite-Code and X-Join-Reason: a first sign-in's invite and reason (docs/registration.md), from an app on another host too.
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Invite-Code', 'X-Join-Reason'],
       // The data export's file name, readable by the web app on another API host.
       exposedHeaders: ['Content-Disposition'],
       maxAge: 600,

@@ -20,6 +20,8 @@ declare module 'fastify' {
 /** How long the build must have stopped changing before its pages are made again. */
 const RELOAD_QUIET_MS = 1_000;
 
+const escapeText = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /**
  * How long a browser may keep a file of the build: the hashed files under assets/ for good;
  * the unhashed images (the beer mug, the app icons) for a day, so the page's preload of the mug
@@ -70,13 +72,15 @@ export default fp(
     });
     const directives = pageDirectives(fastify.config);
     const settings: PageSettings = {
-      config: publicConfig(fastify.config),
+      config: publicConfig(fastify.config, fastify.instance.get()),
       policy: (inline) => pagePolicy(directives, inline),
     };
+    /** The server's name (the operator page sets it, domain/instance-repository.ts) as the page's title. */
+    const withServerName = (html: string) => html.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(fastify.instance.get().name)}</title>`);
     const prerenderEntry = join(dist, '.ssr', 'prerender.mjs');
     /** The build as it is on disk now; throws if it has no index.html (being rebuilt). */
     const readBuild = async (): Promise<WebBuild> => {
-      const html = await readFile(index, 'utf8');
+      const html = withServerName(await readFile(index, 'utf8'));
       const json = async <T>(file: string): Promise<T | null> => {
         try {
           return JSON.parse(await readFile(join(dist, '.vite', file), 'utf8')) as T;
@@ -132,6 +136,19 @@ export default fp(
       return running;
     };
     fastify.decorate('reloadWebPages', reload);
+    // A new name, description or rules: the pages (title, inlined config, the landing page's first render) are made again.
+    fastify.instance.onChange(() => {
+      settings.config = publicConfig(fastify.config, fastify.instance.get());
+      void reload();
+    });
+
+    // The manifest with the server's name: installed apps and their launchers show it.
+    fastify.get('/manifest.webmanifest', async (_request, reply) => {
+      const base = await readFile(join(dist, 'manifest.webmanifest'), 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}));
+      const { name, description } = fastify.instance.get();
+      const manifest = { ...base, name, short_name: Array.from(name).length <= 12 ? name : Array.from(name).slice(0, 12).join('').trim(), ...(description ? { description } : {}) };
+      return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send(JSON.stringify(manifest));
+    });
     // A new build (npm run build while the server runs): reloaded once the files have stopped
     // changing for a moment, so a build is read whole, not as it is being written.
     let timer: NodeJS.Timeout | undefined;

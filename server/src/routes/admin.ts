@@ -9,6 +9,7 @@ import { mediaUrls } from '../storage/media-keys.js';
 import { forbidden } from '../errors.js';
 import { ErrorBody, errors, IdParam, UsernameParams, writeErrors } from './api-schemas.js';
 import { cleanNote } from './moderation.js';
+import registrationAdminRoutes from './registration-admin.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const Done = Type.Object({ done: Type.Literal(true) });
@@ -30,6 +31,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   });
   const operator = (request: FastifyRequest): Operator => ({ id: request.user.id, username: request.user.username });
+  // The registration mode, invites' approvals and the server's own page (behind the same check).
+  await fastify.register(registrationAdminRoutes);
 
   fastify.get('/overview', { schema: { response: { 200: AdminOverview, ...errors, 403: ErrorBody } } }, async () => {
     const { figures, reports, suspended, actions } = moderation.overview();

@@ -6,6 +6,7 @@ import commentRoutes from './comments.js';
 import exportRoutes from './export.js';
 import feedRoutes from './feeds.js';
 import followRoutes from './follows.js';
+import inviteRoutes from './invites.js';
 import likeRoutes from './likes.js';
 import moderationRoutes from './moderation.js';
 import notificationRoutes from './notifications.js';
@@ -34,6 +35,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(moderationRoutes);
   await fastify.register(notificationRoutes);
   await fastify.register(postEditRoutes);
+  await fastify.register(inviteRoutes);
   await fastify.register(adminRoutes, { prefix: '/admin' });
 };
 

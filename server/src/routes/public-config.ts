@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
+import type { InstanceSettings } from '../domain/instance-repository.js';
 import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../domain/limits.js';
 
 /**
@@ -8,8 +9,10 @@ import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_
  * at /config.json and inlined into index.html (plugins/web.ts), so the app's
  * first render does not wait for a second round trip.
  */
-export function publicConfig({ auth, web, uploads, publicUrl }: Config) {
+export function publicConfig({ auth, web, uploads, publicUrl }: Config, instance?: InstanceSettings) {
   return {
+    // The server's name, description, rules and registration mode (GET /api/instance), for the landing page's first render.
+    ...(instance ? { instance } : {}),
     appUrl: publicUrl,
     auth: {
       provider: auth.provider,
@@ -28,10 +31,9 @@ export function publicConfig({ auth, web, uploads, publicUrl }: Config) {
 }
 
 const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
-  const body = publicConfig(fastify.config);
   fastify.get('/config.json', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
-    return body;
+    return publicConfig(fastify.config, fastify.instance.get());
   });
 };
 

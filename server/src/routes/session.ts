@@ -6,7 +6,7 @@ import { writeErrors } from './api-schemas.js';
 const sessionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.delete(
     '/session',
-    { config: { allowSuspended: true }, schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...writeErrors } } },
+    { config: { allowSuspended: true, allowPending: true }, schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...writeErrors } } },
     async (request) => ({ signedOut: fastify.revocations.revoke(request.tokenClaims) }),
   );
 };

@@ -2,9 +2,11 @@ import { Suspense } from 'react';
 import { Navigate, Outlet } from 'react-router-dom';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
+import { useJoinBlock } from '@/lib/join';
 import { useMe } from '@/lib/me-context';
 import { getToken, isLeavingForLogin } from '@/lib/session';
 import { useInactivityLogout } from '@/lib/use-inactivity-logout';
+import { JoinWaiting } from './join-waiting';
 
 /** Every /app screen: needs a token (else back to /), has the navigation bar and the inactivity time-out. */
 export function AppLayout() {
@@ -17,6 +19,9 @@ export function AppLayout() {
 function SignedInLayout() {
   useInactivityLogout();
   const { me } = useMe();
+  const joinBlock = useJoinBlock();
+  // Approval mode: nothing of the app works for an account an operator has not let in (lib/api.ts sets it).
+  if (joinBlock) return <JoinWaiting block={joinBlock} />;
   return (
     <>
       <a href="#main" className="skip-link">

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { matchRoutes, useLocation, type Params, type RouteObject } from 'react-router-dom';
+import { getConfig } from '@/lib/config';
 
 /** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
 export interface RouteHandle {
@@ -9,6 +10,15 @@ export interface RouteHandle {
 }
 
 const APP = 'Shower Beer';
+
+/** The server's own name (the operator page sets it; server/src/domain/instance-repository.ts). */
+function serverName(): string {
+  try {
+    return getConfig().instance?.name ?? APP;
+  } catch {
+    return APP;
+  }
+}
 
 /**
  * Keeps document.title on the screen shown ("Discover · Shower Beer"), from the deepest
@@ -22,7 +32,8 @@ export function RouteTitle({ routes }: { routes: RouteObject[] }) {
   const handle = match?.route.handle as RouteHandle | undefined;
   const title = handle ? (typeof handle.title === 'function' ? handle.title(match!.params) : handle.title) : '';
   useEffect(() => {
-    document.title = title && title !== APP ? `${title} · ${APP}` : APP;
+    const name = serverName();
+    document.title = title && title !== APP ? `${title} · ${name}` : name;
   }, [title]);
   return null;
 }

@@ -1,12 +1,21 @@
 // Every network call of the app lives here; components call these functions, never fetch.
 import { getConfig } from '@/lib/config';
 import { ADMIN_OVERVIEW, apiPaths, callKey, firstPage, LISTS, type ApiCall, type ApiHost, type ListCall } from '@/lib/first-requests';
-import { endSessionUnauthorized, getToken } from '@/lib/session';
+import { forgetJoin, joined, joinHeaders, setJoinBlock } from '@/lib/join';
+import { endSessionRefused, endSessionUnauthorized, getToken } from '@/lib/session';
+
+/** A first sign-in the server refused to make an account for (server/src/domain/registration-service.ts). */
+const REFUSED_SIGN_UP = new Set(['registration_closed', 'invite_required', 'invite_invalid']);
 
 // Posts, comments and profiles exactly as the server's schemas define them (type-only: nothing of the
 // server is bundled); a field renamed there fails this app's typecheck.
 import type {
   AdminOverviewView as AdminOverview,
+  InstanceView as Instance,
+  InviteViewShape as Invite,
+  JoinRequestShape as JoinRequest,
+  NewInviteView as NewInvite,
+  RegistrationModeValue as RegistrationMode,
   AdminReportView as AdminReport,
   BlockedPersonView as BlockedPerson,
   CommentView as Comment,
@@ -28,6 +37,11 @@ import type {
 
 export type {
   AdminOverview,
+  Instance,
+  Invite,
+  JoinRequest,
+  NewInvite,
+  RegistrationMode,
   AdminReport,
   BlockedPerson,
   Comment,
@@ -56,6 +70,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The server's error code (`error` of its answer), when it gave one. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -83,7 +99,7 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
     endSessionUnauthorized();
     throw new ApiError(401, 'Not signed in');
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept };
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept, ...joinHeaders() };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${baseUrl(opts.host ?? 'main')}${path}`, {
     method: opts.method ?? 'GET',
@@ -99,13 +115,24 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     let message = text || res.statusText;
+    let code: string | undefined;
     try {
-      message = (JSON.parse(text) as { message?: string }).message ?? message;
+      const body = JSON.parse(text) as { message?: string; error?: string };
+      message = body.message ?? message;
+      code = body.error;
     } catch {
       /* plain text answer */
     }
-    throw new ApiError(res.status, message);
+    // Approval mode: the whole app gives way to "Your account is waiting for an operator" (app/app-layout.tsx).
+    if (res.status === 403 && code === 'account_pending') setJoinBlock('pending');
+    if (res.status === 403 && code === 'account_rejected') setJoinBlock('rejected');
+    if (res.status === 403 && code !== undefined && REFUSED_SIGN_UP.has(code)) {
+      if (code === 'invite_invalid') forgetJoin();
+      endSessionRefused(message);
+    }
+    throw new ApiError(res.status, message, code);
   }
+  joined();
   return res;
 }
 
@@ -440,3 +467,30 @@ export async function changeProfilePicture(
     body: { s3Key, isProfilePicture: true },
   });
 }
+
+// --- the server's own page and who may join (docs/registration.md) ---------
+
+/** GET /api/instance needs no token: asked without one, so a signed-out page can call it. */
+export async function getInstance(signal?: AbortSignal): Promise<Instance> {
+  const res = await fetch(`${baseUrl('main')}/api/instance`, { headers: { accept: 'application/json' }, signal });
+  if (!res.ok) throw new ApiError(res.status, `The server's details could not be loaded (${res.status}).`);
+  return (await res.json()) as Instance;
+}
+export interface InstanceChange {
+  name?: string;
+  description?: string;
+  /** One rule a line. */
+  rules?: string;
+  registrationMode?: RegistrationMode;
+  membersCanInvite?: boolean;
+}
+export const updateInstance = (change: InstanceChange) => request<Instance>('/api/admin/instance', { method: 'PUT', body: change });
+export const getJoinRequests = () => request<{ requests: JoinRequest[] }>('/api/admin/join-requests');
+export const approveJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/approve`, { method: 'POST', body: {} });
+export const rejectJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/reject`, { method: 'POST', body: {} });
+export const getInvites = () => request<{ invites: Invite[] }>('/api/invites');
+export const createInvite = (expiresInHours: number, maxUses: number) =>
+  request<NewInvite>('/api/invites', { method: 'POST', body: { expiresInHours, maxUses } });
+export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, { method: 'DELETE', body: {} });

@@ -1,5 +1,9 @@
+import type { InstanceView } from '@server/api-shapes';
+
 /** What the server tells the browser at run time (GET /config.json); nothing is baked in at build time. */
 export interface AppConfig {
+  /** The server's name, description, rules and registration mode (GET /api/instance). */
+  instance?: InstanceView;
   appUrl: string;
   auth: {
     provider: string;

@@ -1,5 +1,6 @@
 import { getConfig } from '@/lib/config';
 import { TOKEN_KEY } from '@/lib/first-requests';
+import { storedInvite } from '@/lib/join';
 import { revokeSession } from '@/lib/session-api';
 
 const STATE_KEY = 'sb.oauthState';
@@ -54,6 +55,9 @@ export function buildLoginUrl(): string {
     params.set('nonce', nonce);
   }
   if (localStorage.getItem(REAUTH_KEY)) params.set('prompt', 'login');
+  // The embedded provider's sign-up fills in the invite of the link this tab was opened with (docs/registration.md).
+  const invite = storedInvite();
+  if (invite && auth.provider === 'embedded') params.set('invite', invite);
   // URLSearchParams writes spaces as '+'; the spec's scope is space separated, sent as %20.
   return `${auth.authorizeUrl}?${params.toString().replace(/\+/g, '%20')}`;
 }
@@ -164,6 +168,17 @@ export function endSessionUnauthorized(): void {
   leavingForLogin = true;
   clearSession();
   sessionStorage.setItem(SIGN_IN_ERROR_KEY, 'Your session has ended. Please log in again.');
+  window.location.assign('/');
+}
+
+/**
+ * The server would not make an account for this sign-in (the registration mode, an invite that
+ * cannot be used): back to the landing page, which says why.
+ */
+export function endSessionRefused(message: string): void {
+  leavingForLogin = true;
+  clearSession();
+  sessionStorage.setItem(SIGN_IN_ERROR_KEY, message);
   window.location.assign('/');
 }
 

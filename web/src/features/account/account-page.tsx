@@ -21,6 +21,7 @@ import styles from './account-page.module.css';
 import { BlockedPeople } from './blocked-people';
 import { DeleteAccount } from './delete-account';
 import { DownloadData } from './download-data';
+import { InviteFriends } from './invite-friends';
 import { ModerationNotices } from './moderation-notices';
 import { PrivateAccount } from './private-account';
 import { StorageUse } from './storage-use';
@@ -195,6 +196,7 @@ export function AccountPage() {
         {summary.username && <DownloadData username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />
+        <InviteFriends />
         {photoProgress !== null && (
           <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />
         )}

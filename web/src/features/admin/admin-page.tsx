@@ -8,6 +8,7 @@ import * as api from '@/lib/api';
 import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { ReasonDialog } from './reason-dialog';
+import { RegistrationSettings } from './registration-settings';
 import styles from './admin-page.module.css';
 
 const REASON_LABELS: Record<ReportReason, string> = {
@@ -181,6 +182,8 @@ export function AdminPage() {
           </ul>
         )}
       </section>
+
+      <RegistrationSettings />
 
       <section aria-labelledby="operators-heading" className={styles.section}>
         <h2 id="operators-heading" className={styles.sectionTitle}>

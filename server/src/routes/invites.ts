@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isOperator } from '../auth/operators.js';
+import { InviteView, NewInvite } from '../domain/api-shapes.js';
+import { INVITE_MAX_HOURS, INVITE_MAX_USES, type InviteRow } from '../domain/invites-repository.js';
+import { parseId } from '../domain/paging.js';
+import { forbidden } from '../errors.js';
+import { ErrorBody, errors, IdParam, writeErrors } from './api-schemas.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function inviteView(row: InviteRow, now = Date.now()) {
+  const state = row.revokedAt !== null ? 'revoked' : row.uses >= row.maxUses ? 'used_up' : row.expiresAt <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    createdBy: row.createdBy,
+    created_at: iso(row.createdAt),
+    expires_at: iso(row.expiresAt),
+    maxUses: row.maxUses,
+    uses: row.uses,
+    usesLeft: state === 'active' ? row.maxUses - row.uses : 0,
+    state: state as 'active' | 'expired' | 'used_up' | 'revoked',
+  };
+}
+
+const NewInviteBody = Type.Object(
+  {
+    expiresInHours: Type.Integer({ minimum: 1, maximum: INVITE_MAX_HOURS }),
+    maxUses: Type.Integer({ minimum: 1, maximum: INVITE_MAX_USES }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Invite links (docs/registration.md): operators make them always and see everyone's; members
+ * make and see their own while the operator page's "Members can invite" is on.
+ */
+const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { invites, instance } = fastify;
+  const asOperator = (request: FastifyRequest) =>
+    isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id));
+  /** Whether the caller may use invites now: an operator, or any member while members may invite. */
+  const allowed = (request: FastifyRequest) => {
+    const operator = asOperator(request);
+    if (!operator && !instance.get().membersCanInvite) throw forbidden('Only operators can make invite links on this server.');
+    return operator;
+  };
+
+  fastify.get('/invites', { schema: { response: { 200: Type.Object({ invites: Type.Array(InviteView) }), ...errors } } }, async (request) => {
+    const operator = allowed(request);
+    const rows = operator ? invites.list() : invites.listBy(request.user.id);
+    const now = Date.now();
+    return { invites: rows.map((r) => inviteView(r, now)) };
+  });
+
+  fastify.post('/invites', { schema: { body: NewInviteBody, response: { 200: NewInvite, ...writeErrors } } }, async (request) => {
+    allowed(request);
+    const { id, code } = invites.create(request.user.id, request.body.expiresInHours, request.body.maxUses);
+    const row = invites.get(id)!;
+    return { invite: inviteView(row), code, url: `${fastify.config.publicUrl}/?invite=${code}` };
+  });
+
+  fastify.delete(
+    '/invites/:inviteId',
+    { schema: { params: Type.Object({ inviteId: IdParam }), response: { 200: Type.Object({ done: Type.Literal(true) }), ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      const operator = allowed(request);
+      invites.revoke(parseId(request.params.inviteId, 'inviteId'), request.user.id, operator);
+      return { done: true as const };
+    },
+  );
+};
+
+export default inviteRoutes;

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Instance, JoinRequestView } from '../domain/api-shapes.js';
+import { ErrorBody, errors, UsernameParams, writeErrors } from './api-schemas.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const Done = Type.Object({ done: Type.Literal(true) });
+
+/** Generous bounds for the body; the exact limits and their messages are domain/instance-repository.ts's. */
+const InstanceChange = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    /** Plain text, one rule a line. */
+    rules: Type.Optional(Type.String({ maxLength: 20_000 })),
+    /** Checked by the repository, so an unknown mode answers a message naming the modes. */
+    registrationMode: Type.Optional(Type.String({ maxLength: 50 })),
+    membersCanInvite: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The operator's side of who may join and the server's own page, under /api/admin (routes/admin.ts
+ * registers it after its operator check, so everyone else gets 403).
+ */
+const registrationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { instance, joinRequests } = fastify;
+
+  fastify.put('/instance', { schema: { body: InstanceChange, response: { 200: Instance, ...writeErrors, 403: ErrorBody } } }, async (request) => {
+    const { rules, ...rest } = request.body;
+    return instance.update({ ...rest, ...(rules === undefined ? {} : { rules: rules.split('\n') }) });
+  });
+
+  fastify.get(
+    '/join-requests',
+    { schema: { response: { 200: Type.Object({ requests: Type.Array(JoinRequestView) }), ...errors, 403: ErrorBody } } },
+    async () => ({ requests: joinRequests.list().map((r) => ({ username: r.username, reason: r.reason, created_at: iso(r.createdAt) })) }),
+  );
+
+  for (const action of ['approve', 'reject'] as const) {
+    fastify.post(
+      `/join-requests/:username/${action}`,
+      { schema: { params: UsernameParams, response: { 200: Done, ...writeErrors, 403: ErrorBody } } },
+      async (request) => {
+        joinRequests[action](request.params.username.trim());
+        return { done: true as const };
+      },
+    );
+  }
+};
+
+export default registrationAdminRoutes;

@@ -1,0 +1,143 @@
+import { useCallback, useEffect, useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import * as api from '@/lib/api';
+import type { Invite, NewInvite } from '@/lib/api';
+import { formatDate } from '@/lib/format';
+import styles from './invite-links.module.css';
+
+const EXPIRY: { hours: number; label: string }[] = [
+  { hours: 1, label: '1 hour' },
+  { hours: 24, label: '1 day' },
+  { hours: 24 * 7, label: '7 days' },
+  { hours: 24 * 30, label: '30 days' },
+];
+const USES = [1, 5, 10, 25, 100];
+
+const STATE_LABELS: Record<Invite['state'], string> = { active: 'Active', expired: 'Expired', used_up: 'Used up', revoked: 'Withdrawn' };
+
+const message = (err: unknown) => (err instanceof Error ? err.message : 'That did not work. Please try again.');
+
+/**
+ * Making, listing and withdrawing invite links (docs/registration.md): on the operator page for
+ * every link, on the account page for the member's own when members may invite. The server
+ * decides what the caller may see and do.
+ */
+export function InviteLinks() {
+  const id = useId();
+  const [invites, setInvites] = useState<Invite[] | null>(null);
+  const [hours, setHours] = useState(24 * 7);
+  const [uses, setUses] = useState(1);
+  const [made, setMade] = useState<NewInvite | null>(null);
+  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setInvites((await api.getInvites()).invites);
+    } catch (err) {
+      setStatus({ error: true, text: message(err) });
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function run(action: () => Promise<unknown>) {
+    setBusy(true);
+    try {
+      await action();
+    } catch (err) {
+      setStatus({ error: true, text: message(err) });
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  }
+
+  return (
+    <>
+      <form
+        className={styles.card}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setStatus(null);
+          void run(async () => setMade(await api.createInvite(hours, uses)));
+        }}
+      >
+        <div className={styles.pair}>
+          <label className={styles.label}>
+            Expires after
+            <select className={styles.input} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+              {EXPIRY.map((x) => (
+                <option key={x.hours} value={x.hours}>
+                  {x.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className={styles.label}>
+            Number of uses
+            <select className={styles.input} value={uses} onChange={(e) => setUses(Number(e.target.value))}>
+              {USES.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <button type="submit" className={buttons.primary} disabled={busy}>
+          Create invite link
+        </button>
+        {made && (
+          <div className={styles.made} role="status">
+            <label className={styles.label} htmlFor={`${id}-link`}>
+              New invite link (shown once: copy it now)
+            </label>
+            <input id={`${id}-link`} className={styles.input} readOnly value={made.url} onFocus={(e) => e.target.select()} />
+            <button
+              type="button"
+              className={`${buttons.secondary} ${buttons.small}`}
+              onClick={() => void navigator.clipboard?.writeText(made.url).then(() => setStatus({ error: false, text: 'Link copied.' }))}
+            >
+              Copy link
+            </button>
+          </div>
+        )}
+        <Status status={status} />
+      </form>
+      {invites === null ? null : invites.length === 0 ? (
+        <p className={styles.none}>No invite links yet.</p>
+      ) : (
+        <ul className={styles.rows} aria-label="Invite links">
+          {invites.map((inv) => (
+            <li key={inv.id} className={styles.row}>
+              <div className={styles.rowText}>
+                <strong>
+                  {inv.state === 'active' ? `${inv.usesLeft} of ${inv.maxUses} uses left` : STATE_LABELS[inv.state]}
+                </strong>
+                <span className={styles.meta}>
+                  By {inv.createdBy} · used {inv.uses} · {inv.state === 'expired' ? 'expired' : 'expires'} {formatDate(inv.expires_at)}
+                </span>
+              </div>
+              {inv.state === 'active' && (
+                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={busy} onClick={() => void run(() => api.revokeInvite(inv.id))}>
+                  Withdraw
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function Status({ status }: { status: { error: boolean; text: string } | null }) {
+  if (!status) return null;
+  return (
+    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
+      {status.text}
+    </p>
+  );
+}

@@ -1,0 +1,264 @@
+import { useCallback, useEffect, useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import { InviteLinks } from '@/components/invite-links';
+import { ErrorMessage, Loading } from '@/components/status';
+import * as api from '@/lib/api';
+import type { Instance, JoinRequest, RegistrationMode } from '@/lib/api';
+import { formatDate } from '@/lib/format';
+import styles from './registration-settings.module.css';
+import admin from './admin-page.module.css';
+
+const MODES: { value: RegistrationMode; label: string; hint: string }[] = [
+  { value: 'open', label: 'Open', hint: 'Anyone can sign up.' },
+  { value: 'approval', label: 'Approval', hint: 'New accounts wait until an operator lets them in.' },
+  { value: 'invite', label: 'Invite only', hint: 'Sign-up needs an invite link.' },
+  { value: 'closed', label: 'Closed', hint: 'Nobody can sign up; npm run user:add still adds people.' },
+];
+
+
+const message = (err: unknown) => (err instanceof Error ? err.message : 'That did not work. Please try again.');
+
+/**
+ * The operator page's part for who may join (docs/registration.md): the server's own page
+ * (name, description, rules), the registration mode, invite links and the accounts waiting
+ * for approval. Each part loads and saves on its own; the server checks the operator on every call.
+ */
+export function RegistrationSettings() {
+  const [instance, setInstance] = useState<Instance | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setInstance(await api.getInstance());
+      setFailed(false);
+    } catch {
+      setFailed(true);
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  if (!instance) return failed ? <ErrorMessage text="We couldn't load this server's settings." onRetry={() => void load()} /> : <Loading />;
+  return (
+    <>
+      <ServerPage instance={instance} onSaved={setInstance} />
+      <WhoMayJoin instance={instance} onSaved={setInstance} />
+      <section aria-labelledby="invite-links-heading" className={admin.section}>
+        <h2 id="invite-links-heading" className={admin.sectionTitle}>
+          Invite links
+        </h2>
+        <InviteLinks />
+      </section>
+      <JoinRequests />
+    </>
+  );
+}
+
+function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: Instance) => void }) {
+  const id = useId();
+  const [name, setName] = useState(instance.name);
+  const [description, setDescription] = useState(instance.description);
+  const [rules, setRules] = useState(instance.rules.join('\n'));
+  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function save(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      const saved = await api.updateInstance({ name, description, rules });
+      onSaved(saved);
+      setRules(saved.rules.join('\n'));
+      setStatus({ error: false, text: 'Saved. The landing page shows it now.' });
+    } catch (err) {
+      setStatus({ error: true, text: message(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby={`${id}-h`} className={admin.section}>
+      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+        Server page
+      </h2>
+      <form className={styles.card} onSubmit={save}>
+        <label className={styles.label} htmlFor={`${id}-name`}>
+          Name
+        </label>
+        <input id={`${id}-name`} className={styles.input} value={name} maxLength={60} required onChange={(e) => setName(e.target.value)} />
+        <label className={styles.label} htmlFor={`${id}-description`}>
+          Short description
+        </label>
+        <textarea
+          id={`${id}-description`}
+          className={styles.input}
+          rows={2}
+          maxLength={500}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+        <label className={styles.label} htmlFor={`${id}-rules`}>
+          Rules
+        </label>
+        <textarea
+          id={`${id}-rules`}
+          className={styles.input}
+          rows={5}
+          value={rules}
+          aria-describedby={`${id}-rules-hint`}
+          onChange={(e) => setRules(e.target.value)}
+        />
+        <p id={`${id}-rules-hint`} className={styles.hint}>
+          One rule a line, at most 20 rules of 300 characters. Shown on the landing page and at sign-up.
+        </p>
+        <Status status={status} />
+        <button type="submit" className={buttons.primary} disabled={busy}>
+          Save server page
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: Instance) => void }) {
+  const id = useId();
+  const [mode, setMode] = useState<RegistrationMode>(instance.registrationMode);
+  const [membersCanInvite, setMembersCanInvite] = useState(instance.membersCanInvite);
+  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function save(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      onSaved(await api.updateInstance({ registrationMode: mode, membersCanInvite }));
+      setStatus({ error: false, text: `Saved: ${MODES.find((m) => m.value === mode)?.label ?? mode}.` });
+    } catch (err) {
+      setStatus({ error: true, text: message(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby={`${id}-h`} className={admin.section}>
+      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+        Who may join
+      </h2>
+      <form className={styles.card} onSubmit={save}>
+        <fieldset className={styles.fieldset}>
+          <legend className={styles.label}>Registration</legend>
+          {MODES.map((m) => (
+            <label key={m.value} className={styles.choice}>
+              <input type="radio" name={`${id}-mode`} value={m.value} checked={mode === m.value} onChange={() => setMode(m.value)} />
+              <span>
+                <strong>{m.label}</strong>
+                <span className={styles.hint}>{m.hint}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <label className={styles.choice}>
+          <input type="checkbox" checked={membersCanInvite} onChange={(e) => setMembersCanInvite(e.target.checked)} />
+          <span>
+            <strong>Members can invite</strong>
+            <span className={styles.hint}>Everyone on the server can make invite links, not only operators.</span>
+          </span>
+        </label>
+        <Status status={status} />
+        <button type="submit" className={buttons.primary} disabled={busy}>
+          Save registration
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function JoinRequests() {
+  const id = useId();
+  const [requests, setRequests] = useState<JoinRequest[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const load = useCallback(async () => {
+    try {
+      setRequests((await api.getJoinRequests()).requests);
+    } catch (err) {
+      setError(message(err));
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function run(action: () => Promise<unknown>) {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(message(err));
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  }
+
+  return (
+    <section aria-labelledby={`${id}-h`} className={admin.section}>
+      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+        Waiting for approval
+      </h2>
+      {error && (
+        <p className={styles.error} role="alert">
+          {error}
+        </p>
+      )}
+      {requests === null ? null : requests.length === 0 ? (
+        <p className={admin.none}>Nobody is waiting.</p>
+      ) : (
+        <ul className={admin.rows} aria-label="Accounts waiting for approval">
+          {requests.map((r) => (
+            <li key={r.username} className={`${admin.row} ${styles.request}`}>
+              <div className={admin.rowText}>
+                <strong>{r.username}</strong>
+                <span className={admin.meta}>Asked {formatDate(r.created_at)}</span>
+                <span>{r.reason ? `“${r.reason}”` : 'No reason given.'}</span>
+              </div>
+              <div className={styles.buttons}>
+                <button
+                  type="button"
+                  className={`${buttons.primary} ${buttons.small}`}
+                  disabled={busy}
+                  aria-label={`Approve ${r.username}`}
+                  onClick={() => void run(() => api.approveJoin(r.username))}
+                >
+                  Approve
+                </button>
+                <button
+                  type="button"
+                  className={`${buttons.danger} ${buttons.small}`}
+                  disabled={busy}
+                  aria-label={`Reject ${r.username}`}
+                  onClick={() => void run(() => api.rejectJoin(r.username))}
+                >
+                  Reject
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Status({ status }: { status: { error: boolean; text: string } | null }) {
+  if (!status) return null;
+  return (
+    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
+      {status.text}
+    </p>
+  );
+}
