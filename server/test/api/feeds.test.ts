@@ -211,6 +211,8 @@ t.test('following feed: only followed people, not yourself', async (t) => {
   t.same((await asMe('GET', '/api/followFeed')).json.map((p: { postid: number }) => p.postid), [fp.id]);
 });
 
+const AUTH_RECHECK = /^PRAGMA data_version$|FROM users WHERE sub = \?|revoked_tokens/;
+
 t.test('a feed page costs the same number of SQL statements whatever its size', async (t) => {
   // Inline, so that every statement runs on the connection being counted.
   const { app, createUser } = await buildTestApp(t, { READ_WORKERS: '0' });
@@ -236,13 +238,16 @@ t.test('a feed page costs the same number of SQL statements whatever its size', 
     const sql = executed.sql.map((s) => s.trim());
     const begin = sql.indexOf('BEGIN');
     t.ok(begin >= 0 && sql.lastIndexOf('BEGIN') === begin && sql.at(-1) === 'COMMIT', `${url} the page is read in one transaction`);
-    return sql.filter((s) => s !== 'BEGIN' && s !== 'COMMIT').length;
+    // Who is asking is checked once a second at most (the user cache's PRAGMA data_version and
+    // row, a token's revocation), whatever the page: on a busy machine a second can pass between
+    // two pages, so those are not the page's to count.
+    return sql.filter((s) => s !== 'BEGIN' && s !== 'COMMIT' && !AUTH_RECHECK.test(s)).length;
   };
   for (const url of ['/api/discover-posts?', '/api/followFeed?', '/api/user-posts?', '/api/view-user-posts?username=other&']) {
     const small = await statements(`${url}limit=5`);
     const large = await statements(`${url}limit=50`);
     t.equal(large, small, `${url} same statements for 5 and 50 posts (${small})`);
-    t.ok(small <= 5, `${url} at most 5 statements (user row if not kept, profile or feed_epoch, page, comments_epoch, first comments): ${small}`);
+    t.ok(small <= 4, `${url} at most 4 statements (profile or feed_epoch, page, comments_epoch, first comments): ${small}`);
   }
   const readsFirstComments = () => executed.sql.some((s) => /JOIN comments c ON c\.id IN/.test(s));
   const cold = await statements('/api/discover-posts?limit=50');
