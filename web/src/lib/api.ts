@@ -46,6 +46,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's `error` code (e.g. wrong_password), when it gave one. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -89,12 +91,15 @@ async function call(path: string, opts: RequestOptions = {}, accept = 'applicati
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     let message = text || res.statusText;
+    let code: string | undefined;
     try {
-      message = (JSON.parse(text) as { message?: string }).message ?? message;
+      const body = JSON.parse(text) as { message?: string; error?: string };
+      message = body.message ?? message;
+      code = body.error;
     } catch {
       /* plain text answer */
     }
-    throw new ApiError(res.status, message);
+    throw new ApiError(res.status, message, code);
   }
   return res;
 }
@@ -237,6 +242,17 @@ export const getStorage = () => request<{ usedBytes: number; quotaBytes: number 
 /** Removes the caller's account and everything in it; the body names it again as confirmation. */
 export const deleteAccount = (confirmUsername: string) =>
   request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+
+// --- passwords (docs/api.md, "Passwords") -----------------------------------
+
+/** Changes the own password (embedded provider): answers a new token for this session, every other one ends. */
+export const changePassword = (currentPassword: string, newPassword: string) =>
+  request<{ accessToken: string; expiresIn: number }>('/api/account/password', { method: 'PUT', body: { currentPassword, newPassword } });
+/** An operator's one-time reset link for a person (valid 24 hours); also e-mailed when the server sends e-mail. */
+export const makePasswordReset = (username: string) =>
+  request<{ url: string; expiresAt: string; emailed: boolean }>(`/api/admin/users/${encodeURIComponent(username)}/password-reset`, {
+    method: 'POST',
+  });
 
 // --- notifications (docs/api.md, "Notifications") ---------------------------
 

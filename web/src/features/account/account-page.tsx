@@ -19,6 +19,7 @@ import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
 import styles from './account-page.module.css';
 import { BlockedPeople } from './blocked-people';
+import { ChangePassword } from './change-password';
 import { DeleteAccount } from './delete-account';
 import { DownloadData } from './download-data';
 import { ModerationNotices } from './moderation-notices';
@@ -191,6 +192,7 @@ export function AccountPage() {
           </button>
         </div>
         {summary.username && <DownloadData username={summary.username} />}
+        {summary.username && <ChangePassword username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />
         {photoProgress !== null && (
