@@ -73,6 +73,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
     // the token's role only mirrors it, for clients that read it.
     const operator = fastify.operators.isOperator(user.id);
+    // Right after a password change (the same second), a new token would look as old as the cutoff.
+    const wait = fastify.revocations.msUntilPastCutoff(account.id);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;

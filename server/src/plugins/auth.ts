@@ -4,7 +4,7 @@ import type { JWK } from 'jose';
 import { bearerToken } from '../auth/bearer.js';
 import { loadOrCreateSigningKey, type SigningKey } from '../auth/keys.js';
 import { markPrivate } from '../auth/private-answers.js';
-import { createRevocations, PASSWORD_CHANGED, refuseRevoked, type Revocations } from '../auth/revocations.js';
+import { createRevocations, refuseRevoked, type Revocations } from '../auth/revocations.js';
 import {
   cacheVerifiedTokens,
   createTokenVerifier,
@@ -69,8 +69,8 @@ export default fp(
       try {
         claims = await verifyCached(token);
         // The revocation check of verifyToken, inline: one await less on every API request.
-        if (revocations.isRevoked(claims)) throw new TokenError('This session has ended (signed out). Please sign in again.');
-        if (revocations.isEndedByCutoff(claims)) throw new TokenError(PASSWORD_CHANGED);
+        const refused = revocations.refusal(claims);
+        if (refused) throw new TokenError(refused);
       } catch (err) {
         if (err instanceof TokenError) throw unauthorized(err.message);
         // JWKS unreachable and the like: the token could not be checked, so it is not accepted.

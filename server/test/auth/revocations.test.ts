@@ -79,3 +79,15 @@ t.test('ending all sessions of an account (a password change): older tokens refu
   t.ok(elsewhere.isEndedByCutoff(older), 'and refuses it after that');
   t.notOk(elsewhere.isEndedByCutoff(kept));
 });
+
+t.test('a sign-in in the second of a password change waits for the next second, so its token is not refused', async (t) => {
+  let now = 1_000_000_000_300;
+  const sqlite = freshDatabase(t);
+  const revocations = createRevocations(sqlite, () => now);
+  t.equal(revocations.msUntilPastCutoff('a'), 0, 'no cutoff: no wait');
+  revocations.endAllSessions('a');
+  t.equal(revocations.msUntilPastCutoff('a'), 700, 'the rest of the second');
+  now += 700;
+  t.equal(revocations.msUntilPastCutoff('a'), 0);
+  t.notOk(revocations.isEndedByCutoff({ sub: 'a', jti: 'later', iat: Math.floor(now / 1000) }), 'a token issued then passes');
+});
