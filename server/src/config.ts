@@ -59,6 +59,13 @@ export interface Config {
     /** Sign-ups per client address per hour told that their e-mail is already registered. */
     signUpEmailTakenPerHour: number;
   };
+  /** E-mail (idp/mailer.ts): only the embedded provider's reset links are sent. */
+  mail: {
+    /** SMTP_URL, e.g. smtp://user:pass@mail.example.com:587; '' sends no e-mail. */
+    smtpUrl: string;
+    /** SMTP_FROM: the sender of those e-mails. */
+    from: string;
+  };
   migrationsDir: string;
   /** Threads that run feed pages off the request thread (0: on it). */
   readWorkers: number;
@@ -318,9 +325,29 @@ export function loadConfig(env: Env = process.env): Config {
       accountPerHour: int(env, 'LOGIN_ACCOUNT_PER_HOUR', 30, 1),
       signUpEmailTakenPerHour: int(env, 'SIGNUP_EMAIL_TAKEN_PER_HOUR', 5, 1),
     },
+    mail: {
+      smtpUrl: smtpUrl(env),
+      from: str(env, 'SMTP_FROM', `Shower Beer <no-reply@${new URL(publicUrl).hostname}>`),
+    },
     migrationsDir: join(appRoot, 'migrations'),
     // One per core, at most 4: the request thread and the load share the cores with them.
     readWorkers: int(env, 'READ_WORKERS', Math.min(4, availableParallelism())),
     registrationMode: oneOf(env, 'REGISTRATION_MODE', REGISTRATION_MODES, 'open'),
   };
+}
+
+/** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */
+function smtpUrl(env: Env): string {
+  const value = str(env, 'SMTP_URL', '');
+  if (value === '') return '';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('SMTP_URL must be a URL like smtp://user:password@mail.example.com:587 (or smtps:// for port 465).');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps://.');
+  }
+  return value;
 }

@@ -9,6 +9,8 @@ export interface TokenSubject {
   email: string;
   /** An operator of this server: the token carries the role a Keycloak realm would give (OPERATOR_ROLE). */
   operator?: boolean;
+  /** The token's id; a new random one when not given (a password change names the token it keeps). */
+  jti?: string;
 }
 
 /** The realm role that makes a person an operator, in `realm_access.roles` as Keycloak puts it. */
@@ -35,6 +37,6 @@ export async function issueAccessToken(key: SigningKey, auth: AuthConfig, subjec
     .setAudience(auth.audience)
     .setIssuedAt(now)
     .setExpirationTime(now + ttlSeconds)
-    .setJti(randomUUID())
+    .setJti(subject.jti ?? randomUUID())
     .sign(key.privateKey);
 }

@@ -348,6 +348,39 @@ export const revokedTokens = sqliteTable(
 );
 
 /**
+ * Every token of one account issued up to `before` is refused (auth/revocations.ts): a
+ * password change or reset ends all sessions at once. `keepJti` names the one token the
+ * changing session got in that same second, which stays valid.
+ */
+export const sessionCutoffs = sqliteTable('session_cutoffs', {
+  /** The token's `sub`. */
+  sub: text('sub').primaryKey(),
+  /** Milliseconds; compared with the token's `iat` (seconds, so the whole second counts). */
+  before: integer('before').notNull(),
+  keepJti: text('keep_jti'),
+});
+
+/**
+ * One-time password-reset links of the embedded provider (idp/password-resets.ts). Only the
+ * SHA-256 of the link's secret is kept; a new link for an account replaces its unused ones.
+ */
+export const passwordResets = sqliteTable(
+  'password_resets',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => idpAccounts.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+    /** Who asked for it: an operator's username, or null for "Forgot password?" by e-mail. */
+    createdBy: text('created_by'),
+  },
+  (t) => [index('password_resets_account_idx').on(t.accountId)],
+);
+
+/**
  * One person blocking another (domain/blocks-repository.ts; the rule is in docs/api.md,
  * "Blocks and anonymity"). A block by name (post_id null) hides each one's named posts,
  * comments and profile from the other; a block of an anonymous post's author (post_id set)

@@ -18,6 +18,7 @@ export function createAccountsRepository(sqlite: Database.Database) {
   const bySkeleton = sqlite.prepare<[string], { username: string }>('SELECT username FROM idp_accounts WHERE username_skeleton = ?');
   backfillSkeletons(sqlite);
   const remove = sqlite.prepare<[string]>('DELETE FROM idp_accounts WHERE id = ?');
+  const setHash = sqlite.prepare<[string, string]>('UPDATE idp_accounts SET password_hash = ? WHERE id = ?');
   const removedUser = sqlite.prepare<[string], number>('SELECT 1 FROM users WHERE sub = ? AND deleted_at IS NOT NULL').pluck();
 
   return {
@@ -31,6 +32,7 @@ export function createAccountsRepository(sqlite: Database.Database) {
       insert.run(account.id, account.username, account.email, account.passwordHash, account.createdAt, confusableSkeleton(account.username));
     },
     delete: (id: string) => remove.run(id).changes > 0,
+    setPasswordHash: (id: string, hash: string) => setHash.run(hash, id).changes > 0,
     /** True when the API's user of this account has been removed. */
     isRemoved: (id: string) => removedUser.get(id) !== undefined,
     /** Runs fn in one BEGIN IMMEDIATE transaction (check-then-insert stays atomic). */

@@ -26,6 +26,12 @@ export type SignUpField = keyof SignUpInput;
 export type FieldErrors = Partial<Record<SignUpField, string>>;
 
 export type SignUpResult = { ok: true; account: Account } | { ok: false; errors: FieldErrors };
+export type ChangePasswordResult =
+  | { ok: true }
+  | { ok: false; reason: 'current' | 'new'; message: string }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
+  | { ok: false; reason: 'missing' };
+
 export type SignInResult =
   | { ok: true; account: Account }
   | { ok: false; reason: 'invalid' }
@@ -40,6 +46,8 @@ export const MESSAGES = {
   emailTaken: 'An account with this email already exists. Sign in instead.',
   passwordShort: 'Use a password of at least 8 characters.',
   passwordLong: 'Use a password of at most 256 characters.',
+  currentPasswordWrong: 'That is not your current password. Nothing was changed.',
+  passwordUnchanged: 'Your new password is the same as the current one. Please choose a different one.',
   wrongCredentials: 'Wrong username/email or password.',
   suspended: 'An operator has suspended this account, so it cannot sign in.',
 } as const;
@@ -55,13 +63,16 @@ export function validateSignUp(input: SignUpInput): FieldErrors {
   if (hasHiddenCharacters(input.username)) errors.username = MESSAGES.usernameHidden;
   else if (!USERNAME.test(input.username)) errors.username = MESSAGES.username;
   if (input.email.length > 254 || !EMAIL.test(input.email)) errors.email = MESSAGES.email;
-  if (input.password.length < PASSWORD_MIN) errors.password = MESSAGES.passwordShort;
-  else if (input.password.length > PASSWORD_MAX) errors.password = MESSAGES.passwordLong;
-  else {
-    const weak = weakPasswordReason(input.password, [input.username, input.email, input.email.split('@')[0] ?? '', 'shower', 'beer']);
-    if (weak) errors.password = weak;
-  }
+  const password = passwordProblem(input.password, input);
+  if (password) errors.password = password;
   return errors;
+}
+
+/** Why a password is refused for this account (the sign-up rules), or null: used by sign-up, change and reset alike. */
+export function passwordProblem(password: string, account: { username: string; email: string }): string | null {
+  if (password.length < PASSWORD_MIN) return MESSAGES.passwordShort;
+  if (password.length > PASSWORD_MAX) return MESSAGES.passwordLong;
+  return weakPasswordReason(password, [account.username, account.email, account.email.split('@')[0] ?? '', 'shower', 'beer']);
 }
 
 const publicAccount = (a: Omit<IdpAccount, 'usernameSkeleton'>): Account => ({
@@ -149,6 +160,43 @@ export function createAccountsService(sqlite: Database.Database, options: Accoun
       throttle.succeeded(login, address);
       return { ok: true, account: publicAccount(found) };
     },
+    /**
+     * Changes the password of a signed-in account after checking the current one.
+     * The check counts against the account's sign-in limits (login-throttle.ts, keyed
+     * by its username), so a stolen session cannot guess the password faster than
+     * the sign-in page allows. Nothing changes unless the result is ok.
+     */
+    async changePassword(id: string, current: string, next: string, address = ''): Promise<ChangePasswordResult> {
+      const account = repo.findById(id);
+      if (!account || repo.isRemoved(id)) return { ok: false, reason: 'missing' };
+      const reserved = throttle.reserve(account.username, address);
+      if (!reserved.ok) return { ok: false, reason: 'throttled', retryAfterSeconds: reserved.retryAfterSeconds };
+      const matches = current.length <= PASSWORD_MAX && (await verifyPassword(current, account.passwordHash));
+      if (!matches) return { ok: false, reason: 'current', message: MESSAGES.currentPasswordWrong };
+      throttle.succeeded(account.username, address);
+      const problem = passwordProblem(next, account);
+      if (problem) return { ok: false, reason: 'new', message: problem };
+      if (next === current) return { ok: false, reason: 'new', message: MESSAGES.passwordUnchanged };
+      const hash = await hashPassword(next, hashParams);
+      // Only if nobody changed it while we hashed: the check and the write in one transaction.
+      const written = repo.transaction(() => repo.findById(id)?.passwordHash === account.passwordHash && repo.setPasswordHash(id, hash));
+      return written ? { ok: true } : { ok: false, reason: 'current', message: MESSAGES.currentPasswordWrong };
+    },
+    /** Sets a new password without the current one (a reset link): the caller has checked the link. */
+    hashFor: (password: string) => hashPassword(password, hashParams),
+    /** The account as the password rules need it (username and e-mail), or undefined. */
+    findForPassword(id: string): { id: string; username: string; email: string } | undefined {
+      const row = repo.findById(id);
+      return row && !repo.isRemoved(id) ? { id: row.id, username: row.username, email: row.email } : undefined;
+    },
+    /** The account a typed username or e-mail names (removed ones excluded). */
+    findByIdentifier(identifier: string): Account | undefined {
+      const login = identifier.trim();
+      const row = login.includes('@') ? repo.findByEmail(login) : repo.findByUsername(login);
+      return row && !repo.isRemoved(row.id) ? publicAccount(row) : undefined;
+    },
+    /** Counts a "Forgot password?" request like a sign-in attempt, in its own count (never the sign-in's). */
+    reserveResetRequest: (identifier: string, address: string) => throttle.reserve(`\u0000reset\n${identifier.trim()}`, address),
     /** True when an account has this e-mail (any case). */
     isEmailTaken: (email: string) => repo.findByEmail(email.trim()) !== undefined,
     findById(id: string): Account | undefined {

@@ -13,7 +13,8 @@ import {
   single,
   type ParamsCheck,
 } from './oauth-params.js';
-import { authorizeQuery, messagePage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
+import { authorizeQuery, forgotPage, forgotSentPage, messagePage, resetPage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
+import { RESET_MESSAGES, resetLinkUrl, resetMail } from './password-resets.js';
 import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
 
 export interface PageRoutesOptions {
@@ -24,7 +25,8 @@ const CSRF_MESSAGE = 'This form expired or did not come from this page, so nothi
 
 /**
  * The provider's HTML pages: sign-in (/oauth2/authorize), sign-up
- * (/oauth2/signup), sign-out (/oauth2/logout) and their stylesheet.
+ * (/oauth2/signup), "Forgot password?" (/oauth2/forgot), a reset link's page
+ * (/oauth2/reset), sign-out (/oauth2/logout) and their stylesheet.
  * Encapsulated (not wrapped with fastify-plugin) so the form-body parser and
  * the HTML error pages apply to these routes only.
  */
@@ -93,6 +95,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
     // the token's role only mirrors it, for clients that read it.
     const operator = fastify.operators.isOperator(user.id);
+    // Right after a password change (the same second), a new token would look as old as the cutoff.
+    const wait = fastify.revocations.msUntilPastCutoff(account.id);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
@@ -217,6 +222,92 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
       return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors, join }), csrfToken);
     }
     return finish(reply, result.account, params, page, csrfToken, { reason });
+  });
+
+  const { resets } = fastify.idp;
+
+  fastify.get('/oauth2/forgot', async (request, reply) => {
+    const check = checkAuthorizeParams(request.query, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    return html(reply, 200, forgotPage({ params: check.params, csrfToken, canEmail: fastify.idp.mailer !== null }), csrfToken);
+  });
+
+  /**
+   * Sends a reset link to the account the name or e-mail belongs to. The answer is
+   * the same page, at the same speed (the e-mail goes after the answer), whether or
+   * not an account matched; the requests are counted like sign-in attempts, per
+   * typed name and address (login-throttle.ts), in a count of their own.
+   */
+  fastify.post('/oauth2/forgot', { config: { rateLimit } }, async (request, reply) => {
+    const check = checkAuthorizeParams(request.body, config);
+    if (!check.ok) return invalidLink(reply, check.message);
+    const { params } = check;
+    const identifier = text(request.body, 'username').trim().slice(0, 254);
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    const { mailer } = fastify.idp;
+    const page = (error: string) => forgotPage({ params, csrfToken, canEmail: mailer !== null, identifier, error });
+    if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
+    if (!mailer) return html(reply, 200, page(''), csrfToken);
+    if (identifier === '') return html(reply, 400, page('Enter your username or email.'), csrfToken);
+    const reserved = accounts.reserveResetRequest(identifier, request.ip);
+    if (!reserved.ok) {
+      const minutes = Math.ceil(reserved.retryAfterSeconds / 60);
+      reply.header('retry-after', String(reserved.retryAfterSeconds));
+      return html(reply, 429, page(`Too many reset requests for this name. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`), csrfToken);
+    }
+    const account = accounts.findByIdentifier(identifier);
+    if (account && !resets.mailedRecently(account.id)) {
+      const { token } = resets.create(account.id, null);
+      const message = resetMail(account, resetLinkUrl(config.publicUrl, token), config.publicUrl, false);
+      // Never awaited: a slow mail server must not tell the asker that an account matched.
+      mailer.send(message).catch((err: Error) => request.log.warn({ err: err.message }, 'the reset e-mail could not be sent'));
+    }
+    return html(reply, 200, forgotSentPage(params), csrfToken);
+  });
+
+  const resetLinkProblem = (reply: FastifyReply, problem: keyof typeof RESET_MESSAGES) =>
+    html(
+      reply,
+      problem === 'unknown' ? 400 : 410,
+      messagePage({ title: 'This reset link cannot be used', message: RESET_MESSAGES[problem], link: { href: home, text: 'Go to Shower Beer' } }),
+    );
+
+  fastify.get('/oauth2/reset', async (request, reply) => {
+    const token = single(request.query, 'token') ?? '';
+    const valid = resets.check(token);
+    if (!valid.ok) return resetLinkProblem(reply, valid.problem);
+    const account = accounts.findForPassword(valid.accountId)!;
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    return html(reply, 200, resetPage({ token, csrfToken, username: account.username }), csrfToken);
+  });
+
+  fastify.post('/oauth2/reset', { config: { rateLimit } }, async (request, reply) => {
+    const token = text(request.body, 'token');
+    const password = text(request.body, 'password');
+    const csrfToken = csrfTokenFor(request.headers.cookie);
+    const valid = resets.check(token);
+    if (!valid.ok) return resetLinkProblem(reply, valid.problem);
+    const username = accounts.findForPassword(valid.accountId)!.username;
+    if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
+      return html(reply, 403, resetPage({ token, csrfToken, username, error: CSRF_MESSAGE }), csrfToken);
+    }
+    const result = await resets.redeem(token, password);
+    if (!result.ok) {
+      if (result.problem === 'password') return html(reply, 400, resetPage({ token, csrfToken, username, error: result.message }), csrfToken);
+      return resetLinkProblem(reply, result.problem);
+    }
+    // Every token issued so far stops working: whoever had the old password is signed out.
+    fastify.revocations.endAllSessions(result.accountId);
+    return html(
+      reply,
+      200,
+      messagePage({
+        title: 'Your password is changed',
+        message: 'Every session signed in with the old password has ended. Sign in with your new password.',
+        link: { href: home, text: 'Go to Shower Beer' },
+      }),
+    );
   });
 
   fastify.get('/oauth2/logout', async (request, reply) => {

@@ -129,6 +129,7 @@ ${alert(o.error)}<form method="post" action="/oauth2/authorize" novalidate>
 ${hiddenFields(o.params, o.csrfToken, true)}
 ${field({ id: 'username', label: 'Username or email', type: 'text', autocomplete: 'username', value: o.identifier, extra: 'autocapitalize="none" spellcheck="false" maxlength="254"' })}
 ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' })}
+<p class="forgot"><a href="/oauth2/forgot?${escapeHtml(authorizeQuery(o.params))}">Forgot password?</a></p>
 <button class="button" type="submit">Sign in</button>
 </form>
 <p class="switch">New here? <a href="/oauth2/signup?${escapeHtml(authorizeQuery(o.params))}">Create account</a></p>`,
@@ -217,5 +218,79 @@ export function messagePage(o: MessagePageOptions): string {
     `<h1>${escapeHtml(o.title)}</h1>
 <p class="lead">${escapeHtml(o.message)}</p>
 ${o.link ? `<a class="button" href="${escapeHtml(o.link.href)}">${escapeHtml(o.link.text)}</a>` : ''}`,
+  );
+}
+
+export interface ForgotPageOptions {
+  params: AuthorizeParams;
+  csrfToken: string;
+  /** false without SMTP_URL: the page says to ask an operator instead of showing a form. */
+  canEmail: boolean;
+  identifier?: string;
+  error?: string;
+}
+
+const signInLink = (params: AuthorizeParams, text: string) =>
+  `<p class="switch"><a href="/oauth2/authorize?${escapeHtml(authorizeQuery(params))}">${escapeHtml(text)}</a></p>`;
+
+/** "Forgot password?": asks for a name or e-mail to send a reset link to, or, without e-mail, says whom to ask. */
+export function forgotPage(o: ForgotPageOptions): string {
+  if (!o.canEmail) {
+    return layout(
+      'Forgot password?',
+      `<h1>Forgot password?</h1>
+<p class="lead">${escapeHtml(FORGOT_TEXTS.askOperator)}</p>
+${signInLink(o.params, 'Back to sign in')}`,
+    );
+  }
+  return layout(
+    'Forgot password?',
+    `<h1>Forgot password?</h1>
+<p class="lead">Type your username or email. If it belongs to an account here, we email that account a link to choose a new password.</p>
+${alert(o.error)}<form method="post" action="/oauth2/forgot" novalidate>
+${hiddenFields(o.params, o.csrfToken)}
+${field({ id: 'username', label: 'Username or email', type: 'text', autocomplete: 'username', value: o.identifier, extra: 'autocapitalize="none" spellcheck="false" maxlength="254"' })}
+<button class="button" type="submit">Send reset link</button>
+</form>
+${signInLink(o.params, 'Back to sign in')}`,
+  );
+}
+
+export const FORGOT_TEXTS = {
+  askOperator:
+    'This server does not send email. Ask its operator for a password reset link: they can make one for your account on the operator page. The link works once, for 24 hours.',
+  sent:
+    'If an account here has that username or email, we have sent a link to choose a new password to its email address. The link works once, for 24 hours. No email after a few minutes? Check your spam folder, or ask the operator of this server for a reset link.',
+} as const;
+
+/** The same answer whether or not an account matched. */
+export function forgotSentPage(params: AuthorizeParams): string {
+  return layout(
+    'Check your email',
+    `<h1>Check your email</h1>
+<p class="lead">${escapeHtml(FORGOT_TEXTS.sent)}</p>
+${signInLink(params, 'Back to sign in')}`,
+  );
+}
+
+export interface ResetPageOptions {
+  token: string;
+  csrfToken: string;
+  username: string;
+  error?: string;
+}
+
+/** The page a reset link opens: a new password for the account it names. */
+export function resetPage(o: ResetPageOptions): string {
+  return layout(
+    'Choose a new password',
+    `<h1>Choose a new password</h1>
+<p class="lead">For the account <strong>${escapeHtml(o.username)}</strong>. Every device signed in with the old password will be signed out.</p>
+${alert(o.error ? 'Please fix the highlighted field.' : undefined)}<form method="post" action="/oauth2/reset" novalidate>
+<input type="hidden" name="token" value="${escapeHtml(o.token)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(o.csrfToken)}">
+${field({ id: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', error: o.error, hint: 'At least 8 characters, and not a common password: a few unrelated words work well.', extra: 'minlength="8"' })}
+<button class="button" type="submit">Set new password</button>
+</form>`,
   );
 }

@@ -166,6 +166,7 @@ textarea { resize: vertical; min-height: 80px; }
 a { color: var(--focus); font-weight: 600; text-underline-offset: 2px; }
 a:hover { text-decoration-thickness: 2px; }
 a:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; border-radius: 4px; }
+.forgot { margin: -8px 0 16px; text-align: right; font-size: 15px; }
 .footer { margin-top: 24px; font-size: 13px; color: var(--muted); text-align: center; }
 @media (min-width: 480px) {
   .card-body { padding: 32px 32px 32px; }

@@ -116,7 +116,8 @@ export default fp(
       try {
         claims = await verifyCached(token);
         // The revocation check of verifyToken, inline: one await less on every API request.
-        if (revocations.isRevoked(claims)) throw new TokenError('This session has ended (signed out). Please sign in again.');
+        const refused = revocations.refusal(claims);
+        if (refused) throw new TokenError(refused);
       } catch (err) {
         if (err instanceof TokenError) throw unauthorized(err.message);
         // JWKS unreachable and the like: the token could not be checked, so it is not accepted.

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { compressJson } from '../compression.js';
 import accountRoutes from './account.js';
 import adminRoutes from './admin.js';
+import passwordRoutes from './passwords.js';
 import commentRoutes from './comments.js';
 import exportRoutes from './export.js';
 import feedRoutes from './feeds.js';
@@ -37,6 +38,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(postEditRoutes);
   await fastify.register(inviteRoutes);
   await fastify.register(adminRoutes, { prefix: '/admin' });
+  await fastify.register(passwordRoutes);
 };
 
 export default apiRoutes;

@@ -53,3 +53,41 @@ t.test('a logout in another process is refused within a second; in this one at o
   t.ok(elsewhere.isRevoked(claims), 'and refuses it once a second has passed');
   t.ok(createRevocations(sqlite, () => now).isRevoked(claims), 'a process started later refuses it');
 });
+
+t.test('ending all sessions of an account (a password change): older tokens refused everywhere, the kept one and newer ones pass', async (t) => {
+  let now = 1_000_000_000_500;
+  const sqlite = freshDatabase(t);
+  const here = createRevocations(sqlite, () => now);
+  const elsewhere = createRevocations(sqlite, () => now);
+  const second = Math.floor(now / 1000);
+  const older = { sub: 'a', jti: 'old', iat: second - 60 };
+  const sameSecond = { sub: 'a', jti: 'twin', iat: second };
+  const kept = { sub: 'a', jti: 'kept', iat: second };
+  const someoneElse = { sub: 'b', jti: 'other', iat: second - 60 };
+  t.notOk(elsewhere.isEndedByCutoff(older), 'valid before');
+
+  here.endAllSessions('a', 'kept');
+  t.ok(here.isEndedByCutoff(older), 'refused at once in this process');
+  t.ok(here.isEndedByCutoff(sameSecond), 'a token from the same second is refused too');
+  t.notOk(here.isEndedByCutoff(kept), 'the token the change answered stays valid');
+  t.notOk(here.isEndedByCutoff(someoneElse), 'other accounts are untouched');
+  t.notOk(here.isEndedByCutoff({ sub: 'a', jti: 'new', iat: second + 1 }), 'a later sign-in works');
+  t.ok(here.isEndedByCutoff({ sub: 'a', jti: 'no-iat' }), 'a token that cannot show when it was issued is refused');
+
+  t.notOk(elsewhere.isEndedByCutoff(older), 'another process remembered the account for up to a second');
+  now += 1_000;
+  t.ok(elsewhere.isEndedByCutoff(older), 'and refuses it after that');
+  t.notOk(elsewhere.isEndedByCutoff(kept));
+});
+
+t.test('a sign-in in the second of a password change waits for the next second, so its token is not refused', async (t) => {
+  let now = 1_000_000_000_300;
+  const sqlite = freshDatabase(t);
+  const revocations = createRevocations(sqlite, () => now);
+  t.equal(revocations.msUntilPastCutoff('a'), 0, 'no cutoff: no wait');
+  revocations.endAllSessions('a');
+  t.equal(revocations.msUntilPastCutoff('a'), 700, 'the rest of the second');
+  now += 700;
+  t.equal(revocations.msUntilPastCutoff('a'), 0);
+  t.notOk(revocations.isEndedByCutoff({ sub: 'a', jti: 'later', iat: Math.floor(now / 1000) }), 'a token issued then passes');
+});

@@ -292,6 +292,17 @@ export const getStorage = () => request<{ usedBytes: number; quotaBytes: number 
 export const deleteAccount = (confirmUsername: string) =>
   request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
 
+// --- passwords (docs/api.md, "Passwords") -----------------------------------
+
+/** Changes the own password (embedded provider): answers a new token for this session, every other one ends. */
+export const changePassword = (currentPassword: string, newPassword: string) =>
+  request<{ accessToken: string; expiresIn: number }>('/api/account/password', { method: 'PUT', body: { currentPassword, newPassword } });
+/** An operator's one-time reset link for a person (valid 24 hours); also e-mailed when the server sends e-mail. */
+export const makePasswordReset = (username: string) =>
+  request<{ url: string; expiresAt: string; emailed: boolean }>(`/api/admin/users/${encodeURIComponent(username)}/password-reset`, {
+    method: 'POST',
+  });
+
 // --- notifications (docs/api.md, "Notifications") ---------------------------
 
 export const getUnreadNotifications = (signal?: AbortSignal) =>

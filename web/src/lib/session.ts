@@ -118,6 +118,11 @@ export function consumeRedirectFragment(): void {
   localStorage.removeItem(REAUTH_KEY);
 }
 
+/** The new token a password change answers: this session goes on with it (the old one is refused from now on). */
+export function replaceToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
 /** A message for the login page about the last failed sign-in, read once. */
 export function takeSignInError(): string | null {
   const msg = sessionStorage.getItem(SIGN_IN_ERROR_KEY);

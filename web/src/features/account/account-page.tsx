@@ -19,6 +19,7 @@ import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
 import styles from './account-page.module.css';
 import { BlockedPeople } from './blocked-people';
+import { ChangePassword } from './change-password';
 import { DeleteAccount } from './delete-account';
 import { DownloadData } from './download-data';
 import { InviteFriends } from './invite-friends';
@@ -194,6 +195,7 @@ export function AccountPage() {
         </div>
         <PrivateAccount isPrivate={summary.isPrivate} onChange={(isPrivate) => setSummary((s) => (s ? { ...s, isPrivate } : s))} />
         {summary.username && <DownloadData username={summary.username} />}
+        {summary.username && <ChangePassword username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />
         <InviteFriends />

@@ -7,6 +7,7 @@ import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import * as api from '@/lib/api';
 import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
+import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
 import { RegistrationSettings } from './registration-settings';
 import styles from './admin-page.module.css';
@@ -206,6 +207,15 @@ export function AdminPage() {
           </ul>
         )}
       </section>
+
+      {operators.source === 'accounts' && (
+        <section aria-labelledby="password-reset-heading" className={styles.section}>
+          <h2 id="password-reset-heading" className={styles.sectionTitle}>
+            Password reset links
+          </h2>
+          <PasswordReset />
+        </section>
+      )}
 
       <section aria-labelledby="log-heading" className={styles.section}>
         <h2 id="log-heading" className={styles.sectionTitle}>

@@ -1,0 +1,101 @@
+import { useId, useState } from 'react';
+import buttons from '@/components/button.module.css';
+import * as api from '@/lib/api';
+import styles from './password-reset.module.css';
+
+/**
+ * The operator makes a one-time password-reset link for a person who lost theirs
+ * (embedded provider): it works once, for 24 hours, and the operator hands it over
+ * (docs/self-hosting.md, "Lost passwords"). When the server sends e-mail the
+ * person also gets it at the address of their account.
+ */
+export function PasswordReset() {
+  const [username, setUsername] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [made, setMade] = useState<{ username: string; url: string; expiresAt: string; emailed: boolean } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const inputId = useId();
+  const linkId = useId();
+
+  async function make(e: React.FormEvent) {
+    e.preventDefault();
+    const name = username.trim();
+    if (busy) return;
+    if (name === '') return setError('Type the username of the person who lost their password.');
+    setBusy(true);
+    setError(null);
+    setMade(null);
+    setCopied(false);
+    try {
+      setMade({ username: name, ...(await api.makePasswordReset(name)) });
+      setUsername('');
+    } catch (err) {
+      setError(err instanceof api.ApiError ? err.message : 'The link could not be made. Please try again.');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function copy() {
+    if (!made) return;
+    try {
+      await navigator.clipboard.writeText(made.url);
+      setCopied(true);
+    } catch {
+      // No clipboard (an http page): the link stays selectable in its field.
+      (document.getElementById(linkId) as HTMLInputElement | null)?.select();
+    }
+  }
+
+  return (
+    <div className={styles.card}>
+      <p className={styles.text}>
+        For someone who lost their password: the link lets them choose a new one. It works once, for 24 hours, and signs out every
+        device that used the old password. A newer link replaces an unused one.
+      </p>
+      <form onSubmit={make} aria-label="Make a password reset link" noValidate>
+        <label htmlFor={inputId} className={styles.label}>
+          Username
+        </label>
+        <div className={styles.line}>
+          <input
+            id={inputId}
+            className={styles.input}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            maxLength={200}
+          />
+          <button type="submit" className={buttons.primary} disabled={busy}>
+            {busy ? 'Making...' : 'Make link'}
+          </button>
+        </div>
+      </form>
+      {error && (
+        <p role="alert" className={styles.error}>
+          {error}
+        </p>
+      )}
+      {made && (
+        <div className={styles.made} role="status">
+          <label htmlFor={linkId} className={styles.label}>
+            Reset link for {made.username}
+          </label>
+          <div className={styles.line}>
+            <input id={linkId} className={`${styles.input} ${styles.link}`} value={made.url} readOnly onFocus={(e) => e.target.select()} />
+            <button type="button" className={buttons.secondary} onClick={copy}>
+              {copied ? 'Copied' : 'Copy'}
+            </button>
+          </div>
+          <p className={styles.text}>
+            Works once, until {new Date(made.expiresAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}.{' '}
+            {made.emailed ? 'It was also emailed to the address of their account.' : 'Hand it to them yourself: only they should see it.'}
+          </p>
+        </div>
+      )}
+    </div>
+  );
+}
