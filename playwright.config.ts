@@ -71,6 +71,8 @@ export default defineConfig({
           // Every test signs people up and in from one address: keep the provider's throttle out of the way.
           RATE_LIMIT_AUTH_PER_MINUTE: '10000',
           RATE_LIMIT_WRITES_PER_MINUTE: '10000',
+          // Tests that retry start new workers, each of which signs the operator up once more.
+          SIGNUP_EMAIL_TAKEN_PER_HOUR: '1000',
           ADMIN_USERNAMES: process.env.E2E_OPERATOR!,
         },
       },

@@ -11,7 +11,7 @@ import { expect, newUser, test, type Credentials } from './fixtures';
 // Issue 37, parts 1 and 4: who may join and the server's own page. These tests change the
 // server's registration mode and name, which every other spec's sign-up depends on, so they run
 // against a server of their own (its own port and data folder), never the suite's.
-test.skip(!!process.env.E2E_BASE_URL, 'starts a server of its own from this checkout\'s build');
+test.skip(!!process.env.E2E_BASE_URL, 'starts a server of its own from the build the suite runs (E2E_APP_DIR or this checkout)');
 test.describe.configure({ mode: 'serial' });
 
 const port = Number(process.env.E2E_PORT ?? 3100) + 50;
@@ -24,7 +24,9 @@ let dataDir = '';
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-join-e2e-'));
+  // The tree the suite's own server runs (playwright.config.ts: E2E_APP_DIR, CI's image tree), else this checkout's build.
   server = spawn(process.execPath, ['server/dist/server.js'], {
+    cwd: process.env.E2E_APP_DIR ?? process.cwd(),
     env: {
       ...process.env,
       PORT: String(port),
