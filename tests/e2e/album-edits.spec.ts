@@ -2,8 +2,19 @@ import { mkdirSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page, TestInfo } from '@playwright/test';
 import sharp from 'sharp';
+import { AdminPage } from './pages/admin-page';
 import { FeedPage } from './pages/feed-page';
-import { accessToken, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
+import {
+  accessToken,
+  expect,
+  operatorOrSkip,
+  PHONE_AND_DESKTOP,
+  secondPerson,
+  signInAsOperator,
+  signUp,
+  test,
+  uniqueText,
+} from './fixtures';
 
 // Issue 38: an album's author describes any of its photos anew; the history keeps every description.
 test.describe.configure({ mode: 'parallel' });
@@ -120,6 +131,50 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       // Her own history answer names nobody either: a version carries no author.
       expect(await apiText(page, `/api/post-versions?postId=${postId}`)).not.toContain(me.username);
       await other.context.close();
+    });
+
+    test("the photo in view is described anew from the card; an operator sees every description the reported album had", async ({
+      page,
+      provider,
+      browser,
+      baseURL,
+    }) => {
+      const operator = operatorOrSkip(provider);
+      await signUp(page, provider);
+      const caption = uniqueText('Two at the beer garden');
+      await createAlbumViaApi(page, caption, ['Benches under the chestnuts', 'Buy cheap pills at spam.example'], false);
+      const reporter = await secondPerson(browser, provider, baseURL, viewport);
+      const theirs = new FeedPage(reporter.page, 'discover');
+      await theirs.goto();
+      const dialog = await (await theirs.find(caption)).report('Spam');
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      await reporter.context.close();
+
+      const feed = new FeedPage(page, 'discover');
+      await feed.goto();
+      const card = await feed.find(caption);
+      await card.carousel.getByRole('button', { name: 'Next photo' }).click();
+      await card.root.getByRole('button', { name: 'Edit photo description' }).click();
+      const describe = page.getByRole('dialog', { name: 'Describe photo 2 of 2' });
+      await expect(describe.getByLabel('Alt text')).toHaveValue('Buy cheap pills at spam.example');
+      await describe.getByLabel('Alt text').fill('A pretzel on a paper plate');
+      await describe.getByRole('button', { name: 'Save' }).click();
+      await expect(page.locator('dialog')).toHaveCount(0);
+      await expect(card.carousel.getByRole('img', { name: 'A pretzel on a paper plate' })).toBeVisible();
+      await expect(card.root.getByRole('button', { name: /^Edited/ })).toBeVisible();
+
+      const opContext = await browser.newContext({ baseURL, viewport });
+      const opPage = await opContext.newPage();
+      await signInAsOperator(opPage, provider, operator);
+      const admin = new AdminPage(opPage);
+      await admin.goto();
+      const report = admin.report(caption);
+      const history = report.getByRole('list', { name: 'Earlier versions, newest first' });
+      await expect(history).toContainText('Photo 1 of 2 description: Benches under the chestnuts');
+      await expect(history).toContainText('Photo 2 of 2 description: Buy cheap pills at spam.example');
+      await report.scrollIntoViewIfNeeded();
+      await opPage.screenshot({ path: `${SHOTS}/admin-history-${name}.png` });
+      await opContext.close();
     });
   });
 }
