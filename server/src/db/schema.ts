@@ -133,7 +133,7 @@ export const posts = sqliteTable(
 
 /**
  * What a post said before each edit (domain/post-edits-repository.ts): one row per edit, the
- * caption and description it replaced and since when they had been shown (`written_at`: the
+ * caption and descriptions it replaced and since when they had been shown (`written_at`: the
  * post's created_at or its previous edited_at). No author column: the post's is the author,
  * and an anonymous post's history names nobody. Goes with its post (cascade).
  */
@@ -146,6 +146,12 @@ export const postVersions = sqliteTable(
       .references(() => posts.id, { onDelete: 'cascade' }),
     caption: text('caption').notNull(),
     altText: text('alt_text').notNull(),
+    /**
+     * An album's other photos' descriptions in this version, photos 2 to n in order, as a JSON
+     * array of strings ('' for none); '[]' for a post of one photo. Read with the version,
+     * never searched, so a column rather than a table of its own.
+     */
+    photoAlts: text('photo_alts').notNull().default('[]'),
     writtenAt: integer('written_at').notNull(),
   },
   (t) => [index('post_versions_post_idx').on(t.postId, t.id)],

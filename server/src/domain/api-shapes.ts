@@ -66,11 +66,16 @@ export const Post = Type.Object({
   photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
 });
 
+/** An album's every description in order, the first included ('' when none): the edit's answer and each version. */
+const AlbumAlts = Type.Optional(Type.Array(Type.Object({ altText: Type.String() }), { minItems: 2, maxItems: 10 }));
+
 /** One version of a post's text (GET /api/post-versions): what it said from `created_at` until the next edit. Names nobody. */
 export const PostVersion = Type.Object({
   caption: Type.String(),
-  /** The photo's description in this version ('' when none). */
+  /** The (first) photo's description in this version ('' when none). */
   altText: Type.String(),
+  /** An album's: every photo's description in this version, in order; absent for a post of one photo. */
+  photos: AlbumAlts,
   /** When this text was written: the post's creation, or the edit that made it. */
   created_at: Type.String(),
   /** The text the post shows now (the first of the list). */
@@ -83,6 +88,8 @@ export const PostEdit = Type.Object({
   caption: Type.String(),
   altText: Type.String(),
   editedAt: Nullable(Type.String()),
+  /** An album's: every photo's description after the edit, in order; absent for a post of one photo. */
+  photos: AlbumAlts,
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
@@ -196,7 +203,7 @@ export const AdminReport = Type.Object({
   /** A reported post's last edit by its author; null when never edited (and for comments). */
   editedAt: Nullable(Type.String()),
   /** What a reported post said before each edit, newest first (empty for comments and unedited posts). */
-  history: Type.Array(Type.Object({ caption: Type.String(), altText: Type.String(), created_at: Type.String() })),
+  history: Type.Array(Type.Object({ caption: Type.String(), altText: Type.String(), photos: AlbumAlts, created_at: Type.String() })),
 });
 
 /** One recorded operator action. */

@@ -50,6 +50,23 @@ export const ExportPost = Type.Object(
     height: Type.Integer({ minimum: 1 }),
     likeCount: Count,
     commentCount: Count,
+    /** The author's last edit of the caption or a description; null when never edited. */
+    editedAt: Nullable(Time),
+    /**
+     * What the post said before each edit, oldest first (empty when never edited): the caption
+     * and every photo's description then, and since when it had said so (docs/api.md, "Editing a post").
+     */
+    earlierVersions: Type.Array(
+      Type.Object(
+        {
+          createdAt: Time,
+          caption: Type.String(),
+          altText: Nullable(Type.String()),
+          photos: Type.Array(Type.Object({ altText: Nullable(Type.String()) }, closed), { minItems: 1, maxItems: 10 }),
+        },
+        closed,
+      ),
+    ),
     /** The zip entry of its photo: `photos/<id>.webp` (an album's first). */
     photo: Type.String({ pattern: '^photos/[1-9][0-9]*\\.webp$' }),
     /**

@@ -31,6 +31,17 @@ export interface ExportPostRow {
   commentCount: number;
   /** Above 1: an album, its other photos read with albumPhotos. */
   photoCount: number;
+  /** The author's last edit; null when never edited (then it has no earlier versions). */
+  editedAt: number | null;
+}
+
+/** What a post said before one of its edits (post_versions, migrations 0020 and 0023). */
+export interface ExportVersionRow {
+  caption: string;
+  altText: string;
+  /** JSON array of an album's other photos' descriptions ('[]' for a post of one photo). */
+  photoAlts: string;
+  writtenAt: number;
 }
 
 /** An album's photo after the first (post_photos). */
@@ -94,7 +105,8 @@ export function createExportRepository(sqlite: Database.Database) {
   // Hidden posts (the author suspended) are theirs all the same.
   const posts = sqlite.prepare<{ me: number; pictures: 0 | 1; after: number; upTo: number }, ExportPostRow>(`
     SELECT id, created_at AS createdAt, caption, alt_text AS altText, is_anonymous AS isAnonymous, media_key AS mediaKey,
-      width, height, like_count AS likeCount, comment_count AS commentCount, photo_count AS photoCount
+      width, height, like_count AS likeCount, comment_count AS commentCount, photo_count AS photoCount,
+      edited_at AS editedAt
     FROM posts INDEXED BY posts_user_feed_idx
     WHERE user_id = @me AND is_profile_picture = @pictures AND id > @after AND id <= @upTo
     ORDER BY id
@@ -103,6 +115,11 @@ export function createExportRepository(sqlite: Database.Database) {
   const albumPhotos = sqlite.prepare<[number], ExportAlbumPhotoRow>(`
     SELECT position, media_key AS mediaKey, width, height, alt_text AS altText
     FROM post_photos WHERE post_id = ? ORDER BY position`);
+
+  // Oldest first, by the index that holds a post's versions in order (post_versions_post_idx).
+  const versions = sqlite.prepare<[number], ExportVersionRow>(`
+    SELECT caption, alt_text AS altText, photo_alts AS photoAlts, written_at AS writtenAt
+    FROM post_versions WHERE post_id = ? ORDER BY id`);
 
   const comments = sqlite.prepare<{ me: number; after: number }, ExportCommentRow>(`
     SELECT c.id, c.post_id AS postId, p.user_id AS postUserId, p.is_anonymous AS postIsAnonymous,
@@ -150,6 +167,8 @@ export function createExportRepository(sqlite: Database.Database) {
       posts.all({ me: userId, pictures: pictures ? 1 : 0, after, upTo }),
     /** An album's photos after the first, in order (none for a single photo's post). */
     albumPhotos: (post: ExportPostRow) => (post.photoCount > 1 ? albumPhotos.all(post.id) : []),
+    /** What a post said before each edit, oldest first (none for a post never edited). */
+    versions: (post: ExportPostRow) => (post.editedAt === null ? [] : versions.all(post.id)),
     comments: (userId: number, after: number) => comments.all({ me: userId, after }),
     likes: (userId: number, after: number) => likes.all({ me: userId, after }),
     following: (userId: number, after: number) => following.all({ me: userId, after }),

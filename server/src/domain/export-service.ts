@@ -79,6 +79,7 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     profilePicture: p.pictureKey ? PROFILE_PICTURE_FILE : null,
     suspension: p.suspendedAt === null ? null : { since: iso(p.suspendedAt), reason: p.suspensionReason ?? '' },
   });
+  const orNull = (text: string) => (text === '' ? null : text);
   const postView = (r: ExportPostRow): ExportPostView => ({
     id: r.id,
     createdAt: iso(r.createdAt),
@@ -90,6 +91,13 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     likeCount: r.likeCount,
     commentCount: r.commentCount,
     photo: photoFile(r.id),
+    editedAt: r.editedAt === null ? null : iso(r.editedAt),
+    earlierVersions: repo.versions(r).map((v) => ({
+      createdAt: iso(v.writtenAt),
+      caption: v.caption,
+      altText: orNull(v.altText),
+      photos: [v.altText, ...(JSON.parse(v.photoAlts) as string[])].map((a) => ({ altText: orNull(a) })),
+    })),
     photos: [
       { photo: photoFile(r.id), altText: r.altText === '' ? null : r.altText, width: r.width, height: r.height },
       ...repo.albumPhotos(r).map((f) => ({

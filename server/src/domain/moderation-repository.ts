@@ -97,7 +97,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
       CASE WHEN c.id IS NULL THEN p.edited_at END AS editedAt,
       -- A reported post's earlier versions (post_versions_post_idx), so an edit cannot hide what was reported.
       CASE WHEN c.id IS NULL AND p.edited_at IS NOT NULL THEN (
-        SELECT json_group_array(json_object('id', v.id, 'caption', v.caption, 'altText', v.alt_text, 'created_at', v.written_at))
+        SELECT json_group_array(json_object('id', v.id, 'caption', v.caption, 'altText', v.alt_text, 'photoAlts', json(v.photo_alts), 'created_at', v.written_at))
         FROM post_versions v WHERE v.post_id = p.id) ELSE '[]' END AS history
     FROM open o
     JOIN posts p ON p.id = o.post_id

@@ -54,9 +54,15 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           .map((x) => ({ reason: x.reason, note: x.note, created_at: iso(x.created_at) })),
         lastReportedAt: iso(r.lastReportedAt),
         editedAt: r.editedAt === null ? null : iso(r.editedAt),
-        history: (JSON.parse(r.history) as Array<{ id: number; caption: string; altText: string; created_at: number }>)
+        history: (JSON.parse(r.history) as Array<{ id: number; caption: string; altText: string; photoAlts: string[]; created_at: number }>)
           .sort((a, b) => b.id - a.id)
-          .map((v) => ({ caption: v.caption, altText: v.altText, created_at: iso(v.created_at) })),
+          .map((v) => ({
+            caption: v.caption,
+            altText: v.altText,
+            // An album's version: every photo's description then, in order (docs/api.md, "Editing a post").
+            ...(v.photoAlts.length > 0 && { photos: [v.altText, ...v.photoAlts].map((altText) => ({ altText })) }),
+            created_at: iso(v.created_at),
+          })),
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),

@@ -7,29 +7,28 @@ import { cleanAltText, cleanCaption } from '../domain/post-text.js';
 import { badRequest } from '../errors.js';
 import { errors, writeErrors } from './api-schemas.js';
 
-/** How many photos a post has today: one. The `photos` list of an edit is ready for more (docs/api.md, "Editing a post"). */
-const PHOTOS_PER_POST = 1;
-
 const RawText = Type.String({ maxLength: 20_000 });
 
 /**
  * The author's edit, checked and cleaned exactly as when posting (domain/post-text.ts): the
- * caption, and the photo's description either as `altText` (one photo) or as `photos`, a
- * description per photo by its place in the post.
+ * caption, and the photos' descriptions either as `altText` (the first photo) or as `photos`, a
+ * description per photo by its place in the post. Whether the post has that photo is checked
+ * with the post, in the edit's transaction (domain/post-edits-repository.ts).
  */
 function changesOf(body: { caption?: string; altText?: string; photos?: Array<{ index: number; altText: string }> }): PostChanges {
   const changes: PostChanges = {};
   if (body.caption !== undefined) changes.caption = cleanCaption(body.caption);
   if (body.altText !== undefined && body.photos !== undefined) throw badRequest('Give the description either as altText or in photos, not both.');
-  if (body.altText !== undefined) changes.altText = cleanAltText(body.altText);
-  const seen = new Set<number>();
-  for (const photo of body.photos ?? []) {
-    if (photo.index >= PHOTOS_PER_POST) throw badRequest(`This post has ${PHOTOS_PER_POST} photo: photos[].index must be 0.`);
-    if (seen.has(photo.index)) throw badRequest(`photos[].index ${photo.index} is given twice.`);
-    seen.add(photo.index);
-    changes.altText = cleanAltText(photo.altText);
+  if (body.altText !== undefined) changes.altTexts = new Map([[0, cleanAltText(body.altText)]]);
+  if (body.photos !== undefined) {
+    const altTexts = new Map<number, string>();
+    for (const photo of body.photos) {
+      if (altTexts.has(photo.index)) throw badRequest(`photos[].index ${photo.index} is given twice.`);
+      altTexts.set(photo.index, cleanAltText(photo.altText));
+    }
+    changes.altTexts = altTexts;
   }
-  if (changes.caption === undefined && changes.altText === undefined) throw badRequest('Say what to change: caption, altText or photos.');
+  if (changes.caption === undefined && changes.altTexts === undefined) throw badRequest('Say what to change: caption, altText or photos.');
   return changes;
 }
 
@@ -45,7 +44,7 @@ const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         body: Type.Object(
           {
             caption: Type.Optional(RawText),
-            /** The photo's description, for a post of one photo. */
+            /** The first photo's description (a post of one photo: its only one). */
             altText: Type.Optional(RawText),
             /** Each photo's description by its place in the post (0 the first). */
             photos: Type.Optional(
@@ -75,6 +74,7 @@ const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       postEdits.versions(parseId(request.query.postId, 'postId'), request.user.id).map((v, i) => ({
         caption: v.caption,
         altText: v.altText,
+        ...(v.photoAlts.length > 0 && { photos: [v.altText, ...v.photoAlts].map((altText) => ({ altText })) }),
         created_at: new Date(v.writtenAt).toISOString(),
         current: i === 0,
       })),

@@ -7,20 +7,24 @@ import { getConfig } from '@/lib/config';
 
 interface EditAltTextProps {
   postId: number;
+  /** The photo's place in the post (0 the first). */
+  index?: number;
+  /** An album's photo count: the title then says which photo it is. */
+  of?: number;
   current: string;
   onSaved: (edit: api.PostEdit) => void;
   onClose: () => void;
 }
 
 /** The author describes their photo afterwards (an empty text takes the description away). */
-export function EditAltTextDialog({ postId, current, onSaved, onClose }: EditAltTextProps) {
+export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onClose }: EditAltTextProps) {
   const [text, setText] = useState(current);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
   const max = getConfig().limits.altTextMaxLength;
   return (
-    <Modal title="Describe the photo" onClose={onClose}>
+    <Modal title={of ? `Describe photo ${index + 1} of ${of}` : 'Describe the photo'} onClose={onClose}>
       {(close) => (
         <form
           className={modal.form}
@@ -30,7 +34,7 @@ export function EditAltTextDialog({ postId, current, onSaved, onClose }: EditAlt
             setBusy(true);
             setError(null);
             try {
-              onSaved(await api.updateAltText(postId, text.trim()));
+              onSaved(await api.updateAltText(postId, text.trim(), index));
               close();
             } catch (err) {
               setError(err instanceof api.ApiError ? err.message : 'The description could not be saved. Please try again.');

@@ -54,7 +54,8 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       caption: edit.caption,
       altText: edit.altText,
       editedAt: edit.editedAt,
-      photos: post.photos?.map((photo, i) => (i === 0 ? { ...photo, altText: edit.altText } : photo)),
+      // An album's answer carries every description (docs/api.md, "Editing a post").
+      photos: post.photos?.map((photo, i) => ({ ...photo, altText: edit.photos?.[i]?.altText ?? (i === 0 ? edit.altText : photo.altText) })),
     });
   // An album shows one photo at a time; the ALT badge is that photo's (a post of one: the post's own).
   const [photoIndex, setPhotoIndex] = useState(0);
@@ -249,16 +250,18 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
           <strong>Photo description:</strong> {shownAlt}
         </p>
       )}
-      {/* PATCH /api/post describes the first photo (docs/api.md, "Albums"). */}
-      {post.isOwner && photoIndex === 0 && (
+      {/* The photo in view, by its place in the album (PATCH /api/post's photos, docs/api.md "Editing a post"). */}
+      {post.isOwner && (
         <button type="button" className={styles.altEdit} onClick={() => setEditingAlt(true)}>
-          {post.altText ? 'Edit photo description' : 'Add a photo description'}
+          {shownAlt ? 'Edit photo description' : 'Add a photo description'}
         </button>
       )}
       {editingAlt && (
         <EditAltTextDialog
           postId={post.postid}
-          current={post.altText}
+          index={album ? photoIndex : 0}
+          of={album?.length}
+          current={shownAlt}
           onSaved={applyEdit}
           onClose={() => setEditingAlt(false)}
         />

@@ -18,22 +18,25 @@ export function editedLabel(iso: string): string {
 }
 
 interface EditPostProps {
-  post: { postid: number; caption: string; altText: string };
+  post: { postid: number; caption: string; altText: string; photos?: Array<{ thumbnailUrl: string; altText: string }> };
   onSaved: (edit: PostEdit) => void;
   onClose: () => void;
 }
 
 /**
- * The author changes the caption and the photo's description (docs/api.md, "Editing a post"):
- * the same limits as when posting; the photo, and whether the post is anonymous, stay.
+ * The author changes the caption and each photo's description (docs/api.md, "Editing a post"):
+ * the same limits as when posting; the photos, and whether the post is anonymous, stay. An
+ * album gets one field per photo, each beside its thumbnail so the author knows which it is.
  */
 export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
+  const album = post.photos && post.photos.length > 1 ? post.photos : null;
   const [caption, setCaption] = useState(post.caption);
-  const [altText, setAltText] = useState(post.altText);
+  const [altTexts, setAltTexts] = useState(() => (album ? album.map((p) => p.altText) : [post.altText]));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ids = { caption: useId(), counter: useId(), alt: useId(), hint: useId() };
   const { captionMaxLength, altTextMaxLength } = getConfig().limits;
+  const setAlt = (index: number, text: string) => setAltTexts((list) => list.map((a, i) => (i === index ? text : a)));
   return (
     <Modal title="Edit post" onClose={onClose}>
       {(close) => (
@@ -49,7 +52,12 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             setBusy(true);
             setError(null);
             try {
-              onSaved(await api.editPost(post.postid, { caption, altText }));
+              onSaved(
+                await api.editPost(
+                  post.postid,
+                  album ? { caption, photos: altTexts.map((altText, index) => ({ index, altText })) } : { caption, altText: altTexts[0] ?? '' },
+                ),
+              );
               close();
             } catch (err) {
               setError(err instanceof api.ApiError ? err.message : 'The post could not be saved. Please try again.');
@@ -72,20 +80,48 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             aria-describedby={ids.counter}
             data-autofocus
           />
-          <label htmlFor={ids.alt} className={modal.label}>
-            Photo description
-          </label>
-          <textarea
-            id={ids.alt}
-            className={modal.textarea}
-            value={altText}
-            maxLength={altTextMaxLength}
-            onChange={(e) => setAltText(e.target.value)}
-            aria-describedby={ids.hint}
-          />
+          {album ? (
+            <fieldset className={styles.photos} aria-describedby={ids.hint}>
+              <legend className={modal.label}>Photo descriptions</legend>
+              <ol className={styles.photoList}>
+                {album.map((photo, i) => (
+                  <li key={i} className={styles.photoRow}>
+                    {/* Decorative: the field's label says which photo it is; the thumbnail shows it. */}
+                    <img className={styles.thumb} src={photo.thumbnailUrl} alt="" width={56} height={56} loading="lazy" />
+                    <span className={styles.photoField}>
+                      <label htmlFor={`${ids.alt}-${i}`} className={styles.photoLabel}>
+                        Photo {i + 1} of {album.length}
+                      </label>
+                      <textarea
+                        id={`${ids.alt}-${i}`}
+                        className={`${modal.textarea} ${styles.photoText}`}
+                        value={altTexts[i] ?? ''}
+                        maxLength={altTextMaxLength}
+                        onChange={(e) => setAlt(i, e.target.value)}
+                      />
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            </fieldset>
+          ) : (
+            <>
+              <label htmlFor={ids.alt} className={modal.label}>
+                Photo description
+              </label>
+              <textarea
+                id={ids.alt}
+                className={modal.textarea}
+                value={altTexts[0] ?? ''}
+                maxLength={altTextMaxLength}
+                onChange={(e) => setAlt(0, e.target.value)}
+                aria-describedby={ids.hint}
+              />
+            </>
+          )}
           <p id={ids.hint} className={modal.hint}>
-            Read aloud to people who cannot see the photo. The photo itself stays as it is, and everyone who can see the post can
-            see its earlier versions.
+            Read aloud to people who cannot see the {album ? 'photos' : 'photo'}. The {album ? 'photos themselves stay' : 'photo itself stays'} as
+            {album ? ' they are' : ' it is'}, and everyone who can see the post can see its earlier versions.
           </p>
           {error && (
             <p className={modal.error} role="alert">
@@ -138,15 +174,35 @@ export function PostHistoryDialog({ postId, onClose }: { postId: number; onClose
                 {v.current && ' · Current version'}
               </p>
               <p className={styles.caption}>{v.caption}</p>
-              {v.altText && (
-                <p className={styles.alt}>
-                  <strong>Photo description:</strong> {v.altText}
-                </p>
+              {v.photos ? (
+                <VersionPhotos photos={v.photos} />
+              ) : (
+                v.altText && (
+                  <p className={styles.alt}>
+                    <strong>Photo description:</strong> {v.altText}
+                  </p>
+                )
               )}
             </li>
           ))}
         </ol>
       )}
     </Modal>
+  );
+}
+
+/** An album's descriptions in one version, by photo; a photo without one says so, so a removal shows. */
+function VersionPhotos({ photos }: { photos: Array<{ altText: string }> }) {
+  return (
+    <ul className={styles.altList} aria-label="Photo descriptions">
+      {photos.map((p, i) => (
+        <li key={i} className={styles.alt}>
+          <strong>
+            Photo {i + 1} of {photos.length}:
+          </strong>{' '}
+          {p.altText || <em>No description</em>}
+        </li>
+      ))}
+    </ul>
   );
 }

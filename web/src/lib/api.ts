@@ -456,12 +456,15 @@ export async function createAlbum(
   });
 }
 
-/** The author describes their photo anew ('' takes the description away): an edit, as editPost's. */
-export const updateAltText = (postId: number, altText: string) =>
-  request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: { altText } });
+/** The author describes a photo anew, by its place (0 the first; '' takes the description away): an edit, as editPost's. */
+export const updateAltText = (postId: number, altText: string, index = 0) =>
+  request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: { photos: [{ index, altText }] } });
 
-/** The author changes the caption and the photo's description (docs/api.md, "Editing a post"). */
-export const editPost = (postId: number, changes: { caption: string; altText: string }) =>
+/** The author changes the caption and the photos' descriptions (docs/api.md, "Editing a post"). */
+export const editPost = (
+  postId: number,
+  changes: { caption: string; altText: string } | { caption: string; photos: Array<{ index: number; altText: string }> },
+) =>
   request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: changes });
 
 /** A post's text now and before each edit, newest first. */

@@ -307,7 +307,15 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
               <li key={i}>
                 <span className={styles.meta}>Written {formatDate(v.created_at)}</span>
                 <p className={styles.text}>{v.caption || <em>No caption</em>}</p>
-                {v.altText && <p className={styles.meta}>Photo description: {v.altText}</p>}
+                {/* An album's version: every photo's description then, so none can be edited out of sight. */}
+                {(v.photos ?? [{ altText: v.altText }]).map(
+                  (p, n, all) =>
+                    p.altText && (
+                      <p key={n} className={styles.meta}>
+                        {all.length > 1 ? `Photo ${n + 1} of ${all.length} description` : 'Photo description'}: {p.altText}
+                      </p>
+                    ),
+                )}
               </li>
             ))}
           </ol>
