@@ -1,6 +1,5 @@
 import { useId, useState } from 'react';
-import buttons from '@/components/button.module.css';
-import { Modal } from '@/components/modal';
+import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
@@ -49,19 +48,7 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
           <p className={modal.hint}>
             Read aloud to people who cannot see the photo. Say what is in it: the beer, the place, the mood. {text.length}/{max}
           </p>
-          {error && (
-            <p className={modal.error} role="alert">
-              {error}
-            </p>
-          )}
-          <div className={modal.buttons}>
-            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
-              Cancel
-            </button>
-            <button type="submit" className={buttons.primary} disabled={busy}>
-              {busy ? 'Saving...' : 'Save'}
-            </button>
-          </div>
+          <ModalFormFooter error={error} busy={busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}
     </Modal>

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef } from 'react';
+import buttons from '@/components/button.module.css';
 import { CloseIcon } from '@/components/icons';
 import styles from './modal.module.css';
 
@@ -65,5 +66,43 @@ export function Modal({ title, onClose, children }: ModalProps) {
         {typeof children === 'function' ? children(close) : children}
       </div>
     </dialog>
+  );
+}
+
+/**
+ * The end of a dialog's form: its error (an alert) and Cancel / submit. While `busy`, both are
+ * disabled and the submit button says `busyLabel`.
+ */
+export function ModalFormFooter({
+  error,
+  busy,
+  onCancel,
+  submitLabel,
+  busyLabel,
+  submitDisabled = false,
+}: {
+  error: string | null;
+  busy: boolean;
+  onCancel: () => void;
+  submitLabel: string;
+  busyLabel: string;
+  submitDisabled?: boolean;
+}) {
+  return (
+    <>
+      {error && (
+        <p className={styles.error} role="alert">
+          {error}
+        </p>
+      )}
+      <div className={styles.buttons}>
+        <button type="button" className={buttons.secondary} onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className={buttons.primary} disabled={submitDisabled || busy}>
+          {busy ? busyLabel : submitLabel}
+        </button>
+      </div>
+    </>
   );
 }

@@ -1,6 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import buttons from '@/components/button.module.css';
-import { Modal } from '@/components/modal';
+import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
 import * as api from '@/lib/api';
 import type { PostEdit, PostVersion } from '@/lib/api';
@@ -123,19 +122,7 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             Read aloud to people who cannot see the {album ? 'photos' : 'photo'}. The {album ? 'photos themselves stay' : 'photo itself stays'} as
             {album ? ' they are' : ' it is'}, and everyone who can see the post can see its earlier versions.
           </p>
-          {error && (
-            <p className={modal.error} role="alert">
-              {error}
-            </p>
-          )}
-          <div className={modal.buttons}>
-            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
-              Cancel
-            </button>
-            <button type="submit" className={buttons.primary} disabled={busy}>
-              {busy ? 'Saving...' : 'Save'}
-            </button>
-          </div>
+          <ModalFormFooter error={error} busy={busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}
     </Modal>

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import switches from '@/components/switch.module.css';
 import * as api from '@/lib/api';
 import styles from './account-page.module.css';
 
@@ -46,7 +47,7 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
           id={ids.toggle}
           type="checkbox"
           role="switch"
-          className={styles.switch}
+          className={switches.switch}
           checked={isPrivate}
           onChange={(e) => void change(e.target.checked)}
           aria-describedby={ids.hint}

@@ -1,6 +1,5 @@
 import { useId, useState } from 'react';
-import buttons from '@/components/button.module.css';
-import { Modal } from '@/components/modal';
+import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
 
 /** Most characters of an operator's reason (server/src/routes/moderation.ts, NOTE_MAX_LENGTH). */
@@ -54,19 +53,14 @@ export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onCl
             onChange={(e) => setReason(e.target.value)}
             data-autofocus
           />
-          {error && (
-            <p className={modal.error} role="alert">
-              {error}
-            </p>
-          )}
-          <div className={modal.buttons}>
-            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
-              Cancel
-            </button>
-            <button type="submit" className={buttons.primary} disabled={!reason.trim() || busy}>
-              {busy ? 'Working...' : confirmLabel}
-            </button>
-          </div>
+          <ModalFormFooter
+            error={error}
+            busy={busy}
+            onCancel={close}
+            submitLabel={confirmLabel}
+            busyLabel="Working..."
+            submitDisabled={!reason.trim()}
+          />
         </form>
       )}
     </Modal>

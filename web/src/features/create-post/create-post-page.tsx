@@ -3,6 +3,7 @@ import { useNavigate } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { BackIcon, ImageIcon, PlusIcon, TrashIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
+import switches from '@/components/switch.module.css';
 import * as api from '@/lib/api';
 import { getConfig } from '@/lib/config';
 import styles from './create-post-page.module.css';
@@ -469,7 +470,7 @@ export function CreatePostPage() {
             id={ids.anon}
             type="checkbox"
             role="switch"
-            className={styles.switch}
+            className={switches.switch}
             checked={anonymous}
             onChange={(e) => setAnonymous(e.target.checked)}
             aria-describedby={ids.hint}
