@@ -14,7 +14,6 @@ interface Call {
 const port = parentPort!;
 const sqlite = openReader((workerData as { file: string }).file);
 const tasks = createReadTasks(createPostsRepository(sqlite));
-const encoder = new TextEncoder();
 
 port.on('message', (message: Call | 'close') => {
   if (message === 'close') {
@@ -23,8 +22,13 @@ port.on('message', (message: Call | 'close') => {
     return;
   }
   try {
-    // UTF-8 bytes in a buffer of their own, moved (not copied) to the request thread, which writes them to the socket as they are.
-    const body = encoder.encode(tasks[message.task](message.args));
+    // The page is ASCII only (domain/page-json.ts), so its UTF-8 bytes are its Latin-1 bytes:
+    // one copy per character (a quarter of what TextEncoder spent, ~13 µs less a reference
+    // page; docs/performance.md). In a buffer of its own (not the pool's), moved, not copied,
+    // to the request thread, which writes it to the socket as it is.
+    const text = tasks[message.task](message.args);
+    const body = Buffer.allocUnsafeSlow(text.length);
+    body.write(text, 0, 'latin1');
     port.postMessage({ id: message.id, body }, [body.buffer]);
   } catch (err) {
     port.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) });

@@ -57,6 +57,25 @@ t.test('discover: Post shape, newest first, first 3 comments oldest first, likes
   t.equal(mine.json[1].comments[0].isOwner, false);
 });
 
+t.test('text past ASCII reads back the same, sent as ASCII bytes (served twice: written, then kept)', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const db = app.database.sqlite;
+  const caption = 'Prost! 🍺 Ä ö ü — „quotes" \\ \u2028 你好';
+  const comment = 'ça va? 😀 ½ \u0000 end';
+  const post = insertPost(db, { userId: alice.id, caption });
+  insertComment(db, post.id, bob.id, comment);
+  for (const round of ['written', 'kept']) {
+    const res = await app.inject({ method: 'GET', url: '/api/discover-posts', headers: { authorization: `Bearer ${bob.token}` } });
+    t.equal(res.statusCode, 200, round);
+    t.ok(res.rawPayload.every((byte) => byte < 0x80), `${round}: every byte of the page is ASCII`);
+    const [page] = res.json();
+    t.equal(page.caption, caption, `${round}: the caption`);
+    t.equal(page.comments[0].content, comment, `${round}: the comment`);
+  }
+});
+
 t.test('keyset paging: two pages, no duplicates, newest first, then the end', async (t) => {
   const { app, createUser } = await buildTestApp(t);
   const alice = await createUser('alice');
