@@ -92,6 +92,11 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
   // At or after the newest notification there is (users.notified_at): one row by primary key.
   const notifiedAt = sqlite.prepare<[number], number>('SELECT notified_at FROM users WHERE id = ?').pluck();
+  // Where a page starts and how busy the person has been: notified_at and the counts their
+  // writes keep, over the account's age (one row by primary key).
+  const activity = sqlite.prepare<[number], { notifiedAt: number; createdAt: number; received: number }>(
+    'SELECT notified_at AS notifiedAt, created_at AS createdAt, likes_received + comments_received + follower_count AS received FROM users WHERE id = ?',
+  );
   const setNotifiedAt = sqlite.prepare<{ user: number; at: number }>('UPDATE users SET notified_at = @at WHERE id = @user');
 
   // The newest notification before @before (ms): where the next day to read is.
@@ -172,13 +177,18 @@ export function createNotificationsRepository(sqlite: Database.Database) {
     const found: Building[] = [];
     // The first page starts at the day of users.notified_at (at or after the newest notification);
     // a later one at the day of the cursor's group, which it finishes.
+    const person = activity.get(user);
+    if (!person) return [];
     let toDay: number | null;
     if (after !== undefined) toDay = after.day + 1;
-    else {
-      const newest = notifiedAt.get(user);
-      toDay = newest ? Math.floor(newest / DAY_MS) + 1 : null;
-    }
-    let windowDays = 1;
+    else toDay = person.notifiedAt ? Math.floor(person.notifiedAt / DAY_MS) + 1 : null;
+    // The first window from the person's notifications a day over the account's life (what they
+    // received, kept by the writes), aiming at WINDOW_EVENTS: the bench reader (67 over 352
+    // days) read its first page in 5 windows of 1, 4, 16, 64 and 128 days, and now in 2. A burst
+    // the average hides is a day's events whatever the window; later windows follow what was read.
+    const lifeDays = Math.max(1, (Math.max(person.notifiedAt, person.createdAt) - person.createdAt) / DAY_MS);
+    const priorPerDay = Math.max(person.received, 1) / lifeDays;
+    let windowDays = Math.max(1, Math.min(Math.floor(WINDOW_EVENTS / priorPerDay), MAX_WINDOW_DAYS));
     let daysRead = 0;
     let eventsRead = 0;
     for (let windows = 0; toDay !== null && found.length < limit && windows < MAX_WINDOWS_A_PAGE; windows++) {

@@ -331,3 +331,40 @@ t.test('every bell stays what the rows say through blocks, suspensions and remov
   const bell = (await as(ann)('GET', '/api/notifications/unread')).json.unread as number;
   t.ok(bell > 0, 'ann still has unread ones (from ben, back after the unblock)');
 });
+
+t.test('the pages are the same whatever window the person\'s history sizes the first one at', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const db = app.database.sqlite;
+  const alice = await createUser('alice');
+  const fan = await createUser('bea');
+  const like = db.prepare('INSERT INTO likes (post_id, user_id, created_at, recipient_id) VALUES (?, ?, ?, ?)');
+  // One like every 9 days over 300 days, each on a post of its own, quiet stretches between: 34 groups, one a day.
+  const days: string[] = [];
+  for (let d = 0; d < 300; d += 9) {
+    const at = Date.UTC(2025, 0, 1) + d * 86_400_000 + 3_600_000;
+    like.run(insertPost(db, { userId: alice.id }).id, fan.id, at, alice.id);
+    days.unshift(new Date(at).toISOString().slice(0, 10));
+  }
+  recountAllUnread(db);
+  db.prepare('UPDATE users SET notified_at = ?, created_at = ? WHERE id = ?').run(Date.UTC(2025, 0, 1) + 300 * 86_400_000, Date.UTC(2024, 0, 1), alice.id);
+  const asAlice = client(app, alice.token);
+  const pages = async () => {
+    const out: string[] = [];
+    let cursor = '';
+    for (let n = 0; n < 30; n++) {
+      const page = (await asAlice('GET', `/api/notifications?limit=4${cursor}`)).json as Group[];
+      if (page.length === 0) break;
+      out.push(...page.map((g) => g.day));
+      cursor = `&cursor=${page.at(-1)!.cursor}`;
+    }
+    return out;
+  };
+  // A quiet account (34 received over two years): the first window is the longest there is.
+  db.prepare('UPDATE users SET likes_received = 34 WHERE id = ?').run(alice.id);
+  const quiet = await pages();
+  // A busy one (a million received): the first window is one day.
+  db.prepare('UPDATE users SET likes_received = 1000000 WHERE id = ?').run(alice.id);
+  const busy = await pages();
+  t.same(quiet, days, 'every day once, newest first, for the quiet account');
+  t.same(busy, days, 'and the same for the busy one');
+});
