@@ -76,6 +76,8 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     page: (error: string) => string,
     csrfToken: string,
     join: JoinRequest = {},
+    /** The sign-in account was made by this request (sign-up): undone if the app refuses it. */
+    justMade = false,
   ) => {
     let user;
     try {
@@ -83,7 +85,13 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
         fastify.registration.admit({ invite: params.invite, ...join, bypass: account.isFirst }),
       );
     } catch (err) {
-      if (err instanceof HttpError && err.statusCode < 500) return html(reply, err.statusCode, page(err.message), csrfToken);
+      if (err instanceof HttpError && err.statusCode < 500) {
+        // The invite was checked before the account was made, but two sign-ups can race for its
+        // last use: the one refused here leaves no sign-in account behind, so its name and e-mail
+        // are free to sign up again with another invite.
+        if (justMade) accounts.delete(account.id);
+        return html(reply, err.statusCode, page(err.message), csrfToken);
+      }
       throw err;
     }
     // Removed: the answer of a wrong password (accounts-service refuses these first; this is the backstop).
@@ -221,7 +229,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (!result.ok) {
       return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors, join }), csrfToken);
     }
-    return finish(reply, result.account, params, page, csrfToken, { reason });
+    return finish(reply, result.account, params, page, csrfToken, { reason }, true);
   });
 
   const { resets } = fastify.idp;

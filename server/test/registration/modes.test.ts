@@ -162,6 +162,26 @@ t.test('20 parallel first sign-ins on a one-use invite make exactly one account'
   t.equal(kc.app.database.sqlite.prepare<[number], number>('SELECT uses FROM invites WHERE id = ?').pluck().get(invite.id), 1);
 });
 
+t.test('parallel sign-ups on the embedded provider with a one-use invite: one account, and the others leave nothing behind', async (t) => {
+  const { app, config, operator } = await embeddedWithOperator(t);
+  await setMode(app, operator, 'invite');
+  const { code, invite } = await makeInvite(app, operator, 1);
+  const accounts = () => app.database.sqlite.prepare<[], number>('SELECT count(*) FROM idp_accounts').pluck().get()!;
+  const [usersBefore, accountsBefore] = [countUsers(app), accounts()];
+  const names = ['anna', 'benno', 'cyril', 'deena', 'eliot'];
+  const answers = await Promise.all(names.map((username) => signUpWith(app, config, { username }, {}, { invite: code })));
+  const inside = answers.filter((a) => a.statusCode === 303);
+  t.equal(inside.length, 1, 'one is let in');
+  t.equal(answers.filter((a) => a.statusCode === 403).length, 4, 'the others are told the invite is used up');
+  t.equal(countUsers(app), usersBefore + 1, 'one app account');
+  t.equal(accounts(), accountsBefore + 1, 'and one sign-in account: the refused ones were undone');
+  t.equal(app.database.sqlite.prepare<[number], number>('SELECT uses FROM invites WHERE id = ?').pluck().get(invite.id), 1);
+  // A refused name is free again: with a new invite it signs up.
+  const loser = names.find((_, i) => answers[i]!.statusCode !== 303)!;
+  const again = await makeInvite(app, operator, 1);
+  t.equal((await signUpWith(app, config, { username: loser }, {}, { invite: again.code })).statusCode, 303, `${loser} signs up with a new invite`);
+});
+
 t.test('approval: new accounts wait with their reason; the operator approves or rejects (both providers)', async (t) => {
   const { app, config, operator } = await embeddedWithOperator(t);
   await setMode(app, operator, 'approval');
