@@ -22,6 +22,7 @@ import { createRng } from './bench/random.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './bench/requests.js';
 import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
 import { SEED_FORMAT, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
+import { hasPristineCopy, restoreOrKeepPristine } from './bench/pristine.js';
 import { firstScreenJs } from './bench/web-checks.js';
 
 const { values } = parseArgs({
@@ -93,7 +94,11 @@ async function ensureSet(name: SetName): Promise<{ dir: string; info: SeedInfo; 
     have.options.likes === want.likes &&
     have.options.comments === want.comments &&
     have.options.follows === want.follows;
-  if (same && !values.reseed) return { dir, info: have, seededNow: false };
+  // A set without its copy as seeded has been written to by earlier runs (scripts/bench/pristine.ts).
+  if (same && !values.reseed && hasPristineCopy(dir)) {
+    restoreOrKeepPristine(dir, JSON.stringify(have), log);
+    return { dir, info: have, seededNow: false };
+  }
   log(`Seeding ${name}: ${want.users} users, ${want.posts} posts, ${want.likes} likes, ${want.comments} comments, ${want.follows} follows…`);
   const info = await seedDataDir({
     dataDir: dir,
@@ -110,6 +115,7 @@ async function ensureSet(name: SetName): Promise<{ dir: string; info: SeedInfo; 
     log,
   });
   log(`  seeded in ${info.seconds.toFixed(1)} s`);
+  restoreOrKeepPristine(dir, JSON.stringify(readSeedInfo(dir)), log);
   return { dir, info, seededNow: true };
 }
 

@@ -7,20 +7,23 @@
 // 1. The ref is checked out in a temporary `git worktree` outside the repository (kept, so a second
 //    run reuses it) with its own `npm ci` and its own server build.
 // 2. Each tree seeds its own data set at the same scale with its own seed code
-//    (scripts/bench/seed-lib.ts of that tree, the same options), in its own bench-data/.
+//    (scripts/bench/seed-lib.ts of that tree, the same options), in its own bench-data/, and
+//    every run starts from it as seeded (scripts/bench/pristine.ts): the write rows of earlier
+//    runs are not carried into the next.
 // 3. Both built servers run at once. Each round measures the constant 20-post page (the HTTP
 //    ceiling), then every row on one tree and then the other, the order swapped every round, so
 //    whatever else the machine does falls on both alike.
 // 4. It prints each row's medians for both trees and the ratio this/baseline with its spread over
 //    the rounds (lowest–highest): rps, CPU µs per request, and each feed's share of the constant page.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type AutocannonRequest, type Result } from 'autocannon';
 import Database from 'better-sqlite3';
 import { benchServerEnv, cpuMicros, freePort, repoRoot, startNode, type Running } from './processes.js';
 import { measureFloor } from './floor.js';
+import { hasPristineCopy, restoreOrKeepPristine } from './pristine.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './requests.js';
 
 export interface BaselineOptions {
@@ -176,7 +179,11 @@ async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: st
   const data = join(tree.dir, 'bench-data', set.name);
   mkdirSync(data, { recursive: true });
   const { name: _name, ...want } = set;
-  const info = JSON.parse(inTree(tree, 'seed', SEED, { WANT: JSON.stringify(want), DATA: data })) as { reader: Reader; seconds: number };
+  // A set without its copy as seeded has been written to by runs before this one: seeded again.
+  if (!hasPristineCopy(data)) rmSync(join(data, 'seed.json'), { force: true });
+  const infoText = inTree(tree, 'seed', SEED, { WANT: JSON.stringify(want), DATA: data });
+  restoreOrKeepPristine(data, infoText, log);
+  const info = JSON.parse(infoText) as { reader: Reader; seconds: number };
   log(`  ${tree.label}: data set in ${data} (seeded in ${info.seconds.toFixed(0)} s)`);
   const port = await freePort();
   const env = benchServerEnv(data, port);
