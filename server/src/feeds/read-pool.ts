@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { PostsRepository } from '../domain/posts-repository.js';
 import { createReadTasks, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
 
-/** Runs feed reads and gives their JSON text, as UTF-8 bytes from a worker. */
+/** Runs feed reads and gives their JSON text: ASCII bytes from a worker, or the text when run inline. */
 export interface ReadPool {
   run<K extends ReadTask>(task: K, args: ReadTaskArgs[K]): Promise<string | Buffer>;
   /** Worker threads in use (0: reads run inline on the request thread). */
