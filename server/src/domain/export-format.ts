@@ -33,6 +33,8 @@ export const ExportProfile = Type.Object(
     profilePicture: Nullable(Type.Literal(PROFILE_PICTURE_FILE)),
     /** Set while an operator has suspended the account. */
     suspension: Nullable(Type.Object({ since: Time, reason: Type.String() }, closed)),
+    /** A private account: its named posts are for its followers (docs/api.md, "Private accounts"). */
+    isPrivate: Type.Boolean(),
   },
   closed,
 );
@@ -129,6 +131,10 @@ export const ExportData = Type.Object(
     following: Type.Array(ExportFollow),
     /** The people who follow the person, since when, oldest first. */
     followers: Type.Array(ExportFollow),
+    /** Follow requests the person made to private accounts that have not answered yet, by account. */
+    followRequestsSent: Type.Array(ExportFollow),
+    /** Follow requests waiting for the person's answer (a private account), by account. */
+    followRequestsReceived: Type.Array(ExportFollow),
   },
   closed,
 );

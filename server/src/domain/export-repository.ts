@@ -15,6 +15,7 @@ export interface ExportProfileRow {
   pictureKey: string | null;
   suspendedAt: number | null;
   suspensionReason: string | null;
+  isPrivate: number;
 }
 
 export interface ExportPostRow {
@@ -93,7 +94,7 @@ export interface FollowerKey {
 export function createExportRepository(sqlite: Database.Database) {
   const profile = sqlite.prepare<[number], ExportProfileRow>(`
     SELECT id, username, email, created_at AS createdAt, profile_picture_key AS pictureKey,
-      suspended_at AS suspendedAt, suspension_reason AS suspensionReason
+      suspended_at AS suspendedAt, suspension_reason AS suspensionReason, is_private AS isPrivate
     FROM users WHERE id = ? AND deleted_at IS NULL`);
 
   // The last post (or picture) there is when the export starts: both passes (data.json,
@@ -158,6 +159,21 @@ export function createExportRepository(sqlite: Database.Database) {
     ORDER BY f.created_at, f.follower_id
     LIMIT ${EXPORT_PAGE}`);
 
+  // Waiting follow requests either way, by the other person's id (follow_requests_requester_idx,
+  // and the primary key by target).
+  const requestsSent = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
+    SELECT r.target_id AS userId, u.username, r.created_at AS createdAt
+    FROM follow_requests r JOIN users u ON u.id = r.target_id
+    WHERE r.requester_id = @me AND r.target_id > @after
+    ORDER BY r.target_id
+    LIMIT ${EXPORT_PAGE}`);
+  const requestsReceived = sqlite.prepare<{ me: number; after: number }, ExportFollowRow>(`
+    SELECT r.requester_id AS userId, u.username, r.created_at AS createdAt
+    FROM follow_requests r JOIN users u ON u.id = r.requester_id
+    WHERE r.target_id = @me AND r.requester_id > @after
+    ORDER BY r.requester_id
+    LIMIT ${EXPORT_PAGE}`);
+
   return {
     /** The live account, or undefined when it does not exist or was removed. */
     profile: (userId: number) => profile.get(userId),
@@ -173,6 +189,8 @@ export function createExportRepository(sqlite: Database.Database) {
     likes: (userId: number, after: number) => likes.all({ me: userId, after }),
     following: (userId: number, after: number) => following.all({ me: userId, after }),
     followers: (userId: number, after: FollowerKey) => followers.all({ me: userId, at: after.createdAt, after: after.userId }),
+    requestsSent: (userId: number, after: number) => requestsSent.all({ me: userId, after }),
+    requestsReceived: (userId: number, after: number) => requestsReceived.all({ me: userId, after }),
   };
 }
 

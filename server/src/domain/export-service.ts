@@ -78,6 +78,7 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     createdAt: iso(p.createdAt),
     profilePicture: p.pictureKey ? PROFILE_PICTURE_FILE : null,
     suspension: p.suspendedAt === null ? null : { since: iso(p.suspendedAt), reason: p.suspensionReason ?? '' },
+    isPrivate: p.isPrivate === 1,
   });
   const orNull = (text: string) => (text === '' ? null : text);
   const postView = (r: ExportPostRow): ExportPostView => ({
@@ -162,7 +163,9 @@ export function createExportService({ sqlite, storage, log }: ExportDeps) {
     await writeList('likes', keysetPages((after) => repo.likes(me, after), (r) => r.postId, 0), likeView(me));
     await writeList('following', keysetPages((after) => repo.following(me, after), (r) => r.userId, 0), followView);
     const followerKey = (r: { createdAt: number; userId: number }) => ({ createdAt: r.createdAt, userId: r.userId });
-    await writeList('followers', keysetPages((after) => repo.followers(me, after), followerKey, { createdAt: 0, userId: 0 }), followView, true);
+    await writeList('followers', keysetPages((after) => repo.followers(me, after), followerKey, { createdAt: 0, userId: 0 }), followView);
+    await writeList('followRequestsSent', keysetPages((after) => repo.requestsSent(me, after), (r) => r.userId, 0), followView);
+    await writeList('followRequestsReceived', keysetPages((after) => repo.requestsReceived(me, after), (r) => r.userId, 0), followView, true);
     await write('}\n');
     out.end();
   }

@@ -203,3 +203,27 @@ t.test('the file name header keeps any username whole and the plain form safe', 
       `filename*=UTF-8''shower-beer-Zo%C3%AB%20%22Z%22%20%28it%27s%20me%29%2A%0D%0A-2026-11-25.zip`,
   );
 });
+
+t.test('a private account exports its setting and the follow requests waiting either way', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const [dora, emil, finn, gus] = await Promise.all(['dora', 'emil', 'finn', 'gus'].map((name) => createUser(name)));
+  const as = (user: { token: string }) => client(app, user.token);
+  t.equal((await as(dora!)('PUT', '/api/account/privacy', { isPrivate: true })).status, 200);
+  t.equal((await as(gus!)('PUT', '/api/account/privacy', { isPrivate: true })).status, 200);
+  // Emil and Finn ask to follow Dora; Dora asks to follow Gus; Finn's request is approved, so it is a follow.
+  for (const asker of [emil!, finn!]) t.same((await as(asker)('POST', '/api/account/dora/follow')).json.requested, true);
+  t.same((await as(dora!)('POST', '/api/account/gus/follow')).json.requested, true);
+  t.equal((await as(dora!)('POST', '/api/follow-requests/finn/approve')).status, 200);
+
+  const { data } = await exportOf(app, dora!.token);
+  t.ok(Value.Check(ExportData, data), 'data.json follows ExportData');
+  t.equal(data.profile.isPrivate, true);
+  t.same(data.followRequestsReceived.map((r) => r.username), ['emil'], 'the request still waiting for her answer');
+  t.same(data.followers.map((f) => f.username), ['finn'], 'the approved one is a follower');
+  t.same(data.followRequestsSent.map((r) => r.username), ['gus'], 'her own request still waiting');
+  t.match(data.followRequestsSent[0]!.createdAt, /^\d{4}-\d\d-\d\dT/);
+  const emils = (await exportOf(app, emil!.token)).data;
+  t.equal(emils.profile.isPrivate, false);
+  t.same(emils.followRequestsSent.map((r) => r.username), ['dora']);
+  t.same(emils.followRequestsReceived, []);
+});
