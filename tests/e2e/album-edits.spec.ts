@@ -172,6 +172,10 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       const history = report.getByRole('list', { name: 'Earlier versions, newest first' });
       await expect(history).toContainText('Photo 1 of 2 description: Benches under the chestnuts');
       await expect(history).toContainText('Photo 2 of 2 description: Buy cheap pills at spam.example');
+      // Every photo of the album is there to judge, not only the first.
+      const others = report.getByRole('list', { name: "The album's other photos" });
+      await expect(others.getByRole('img')).toHaveCount(1);
+      await expect(others.getByRole('img', { name: 'Photo 2: A pretzel on a paper plate' })).toBeVisible();
       await report.scrollIntoViewIfNeeded();
       await opPage.screenshot({ path: `${SHOTS}/admin-history-${name}.png` });
       await opContext.close();

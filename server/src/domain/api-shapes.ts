@@ -204,6 +204,8 @@ export const AdminReport = Type.Object({
   editedAt: Nullable(Type.String()),
   /** What a reported post said before each edit, newest first (empty for comments and unedited posts). */
   history: Type.Array(Type.Object({ caption: Type.String(), altText: Type.String(), photos: AlbumAlts, created_at: Type.String() })),
+  /** A reported album's photos after the first (`thumbnailUrl`'s), in order, with their descriptions; empty otherwise. */
+  albumPhotos: Type.Array(Type.Object({ thumbnailUrl: Type.String(), altText: Type.String() })),
 });
 
 /** One recorded operator action. */

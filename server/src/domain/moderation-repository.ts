@@ -32,6 +32,8 @@ export interface OpenReportRow {
   editedAt: number | null;
   /** JSON array of { id, caption, altText, created_at } (ms): what a reported post said before each edit. */
   history: string;
+  /** JSON array of { mediaKey, altText }: a reported album's photos after the first, in order; null otherwise. */
+  albumPhotos: string | null;
 }
 
 export interface ActionRow {
@@ -98,7 +100,11 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
       -- A reported post's earlier versions (post_versions_post_idx), so an edit cannot hide what was reported.
       CASE WHEN c.id IS NULL AND p.edited_at IS NOT NULL THEN (
         SELECT json_group_array(json_object('id', v.id, 'caption', v.caption, 'altText', v.alt_text, 'photoAlts', json(v.photo_alts), 'created_at', v.written_at))
-        FROM post_versions v WHERE v.post_id = p.id) ELSE '[]' END AS history
+        FROM post_versions v WHERE v.post_id = p.id) ELSE '[]' END AS history,
+      -- A reported album's other photos (post_photos' primary key), so none of them is judged unseen.
+      CASE WHEN c.id IS NULL AND p.photo_count > 1 THEN (
+        SELECT json_group_array(json_object('mediaKey', f.media_key, 'altText', f.alt_text))
+        FROM (SELECT media_key, alt_text FROM post_photos WHERE post_id = p.id ORDER BY position) f) END AS albumPhotos
     FROM open o
     JOIN posts p ON p.id = o.post_id
     LEFT JOIN comments c ON c.id = o.comment_id

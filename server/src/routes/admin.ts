@@ -63,6 +63,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
             ...(v.photoAlts.length > 0 && { photos: [v.altText, ...v.photoAlts].map((altText) => ({ altText })) }),
             created_at: iso(v.created_at),
           })),
+        albumPhotos: r.albumPhotos
+          ? (JSON.parse(r.albumPhotos) as Array<{ mediaKey: string; altText: string }>).map((f) => ({ thumbnailUrl: mediaUrls(f.mediaKey).thumbnailUrl, altText: f.altText }))
+          : [],
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),

@@ -146,3 +146,27 @@ t.test("operators see every photo's description before a reported album was edit
     'the edit cannot hide what was reported',
   );
 });
+
+t.test("operators see every photo of a reported album, not only the first", async (t) => {
+  const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'olga' });
+  const olga = await createUser('olga');
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const album = await makeAlbum(app, alice.token, 'Four at the lake', ['The pier', '', 'A heron', 'Sunset']);
+  const single = await makeAlbum(app, alice.token, 'Just one', ['A can']);
+  for (const id of [album, single]) t.equal((await client(app, bob.token)('POST', '/api/reports', { kind: 'post', id, reason: 'other' })).status, 201);
+  const comment = (await client(app, alice.token)('POST', '/api/comment', { postId: album, comment: 'rude words' })).json.comment_id as number;
+  t.equal((await client(app, bob.token)('POST', '/api/reports', { kind: 'comment', id: comment, reason: 'other' })).status, 201);
+
+  const { reports } = (await client(app, olga.token)('GET', '/api/admin/overview')).json as {
+    reports: Array<{ itemId: number; kind: string; thumbnailUrl: string | null; albumPhotos: Array<{ thumbnailUrl: string; altText: string }> }>;
+  };
+  const reported = reports.find((r) => r.kind === 'post' && r.itemId === album)!;
+  const feed = ((await client(app, olga.token)('GET', '/api/discover-posts')).json as Array<{ postid: number; photos?: Array<{ thumbnailUrl: string; altText: string }> }>)
+    .find((p) => p.postid === album)!;
+  t.equal(reported.thumbnailUrl, feed.photos![0]!.thumbnailUrl, 'the first photo as before');
+  t.same(reported.albumPhotos, feed.photos!.slice(1).map((p) => ({ thumbnailUrl: p.thumbnailUrl, altText: p.altText })), 'and the other three, in order, with their descriptions');
+  t.equal(reported.albumPhotos.length, 3);
+  t.same(reports.find((r) => r.itemId === single)!.albumPhotos, [], 'a single photo has none');
+  t.same(reports.find((r) => r.kind === 'comment' && r.itemId === comment)!.albumPhotos, [], 'nor a comment on the album');
+});

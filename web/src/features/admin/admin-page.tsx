@@ -298,6 +298,19 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
           </p>
         </div>
       </div>
+      {r.albumPhotos.length > 0 && (
+        // Every photo of a reported album is part of what was reported, not only the first.
+        <div className={styles.album}>
+          <p className={styles.meta}>Album of {r.albumPhotos.length + 1} photos; the first is above, the others here:</p>
+          <ul className={styles.albumStrip} aria-label="The album's other photos">
+            {r.albumPhotos.map((p, i) => (
+              <li key={i}>
+                <img className={styles.albumThumb} src={p.thumbnailUrl} alt={p.altText ? `Photo ${i + 2}: ${p.altText}` : `Photo ${i + 2} of the album`} width={64} height={64} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {r.history.length > 0 && (
         // Open from the start: an edit must not hide what was reported (docs/api.md, "Editing a post").
         <details className={styles.history} open>
