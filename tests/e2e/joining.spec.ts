@@ -191,6 +191,9 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await expect(request).toContainText('“I brew my own stout.”');
   await request.getByRole('button', { name: `Approve ${person.username}` }).click();
   await expect(settings.waiting.getByText('Nobody is waiting.')).toBeVisible();
+  // The answer is in the moderation log at once, with who gave it.
+  await expect(admin.log.getByRole('listitem').first()).toContainText(`${operator.username} · Let in`);
+  await expect(admin.log.getByRole('listitem').first()).toContainText(person.username);
 
   await newcomer.reload();
   await expect(newcomer.getByRole('heading', { name: 'POSTS' })).toBeVisible();

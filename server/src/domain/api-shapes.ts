@@ -218,6 +218,9 @@ export const ModerationAction = Type.Object({
     Type.Literal('remove_comment'),
     Type.Literal('suspend'),
     Type.Literal('unsuspend'),
+    /** An answer to someone asking to join (approval mode; routes/registration-admin.ts). */
+    Type.Literal('approve_join'),
+    Type.Literal('reject_join'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),

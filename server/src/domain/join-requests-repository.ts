@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { notFound } from '../errors.js';
+import type { Operator } from './moderation-repository.js';
 
 export interface JoinRequestRow {
   username: string;
@@ -12,27 +13,37 @@ export interface JoinRequestRow {
  * held with suspended_at too, so nothing of theirs shows anywhere). Approving clears both:
  * the account is a member from its next request. Rejecting keeps the row as 'rejected', so
  * the name stays taken and the same sign-in cannot ask again; its requests answer 403
- * account_rejected (plugins/auth.ts).
+ * account_rejected (plugins/auth.ts). Each answer goes into the moderation log with the
+ * operator who gave it, in the same transaction (moderation-repository.ts reads the log).
  */
 export function createJoinRequestsRepository(sqlite: Database.Database) {
   const pending = sqlite.prepare<[], JoinRequestRow>(`
     SELECT username, coalesce(join_reason, '') AS reason, created_at AS createdAt FROM users
     WHERE join_state = 'pending' AND deleted_at IS NULL ORDER BY created_at, id LIMIT 500`);
-  const approve = sqlite.prepare<[string]>(`
+  const approve = sqlite.prepare<[string], { id: number; username: string }>(`
     UPDATE users SET join_state = NULL, suspended_at = NULL
-    WHERE username = ? COLLATE NOCASE AND join_state = 'pending' AND deleted_at IS NULL`);
-  const reject = sqlite.prepare<[string]>(`
+    WHERE username = ? COLLATE NOCASE AND join_state = 'pending' AND deleted_at IS NULL
+    RETURNING id, username`);
+  const reject = sqlite.prepare<[string], { id: number; username: string }>(`
     UPDATE users SET join_state = 'rejected'
-    WHERE username = ? COLLATE NOCASE AND join_state = 'pending' AND deleted_at IS NULL`);
+    WHERE username = ? COLLATE NOCASE AND join_state = 'pending' AND deleted_at IS NULL
+    RETURNING id, username`);
+  const log = sqlite.prepare<{ operator: number; operatorName: string; action: 'approve_join' | 'reject_join'; target: string; targetUser: number; now: number }>(`
+    INSERT INTO moderation_actions (operator_id, operator_name, action, target, target_user_id, created_at)
+    VALUES (@operator, @operatorName, @action, @target, @targetUser, @now)`);
   const missing = () => notFound('Nobody by that name is waiting for approval.');
+  const answer = (statement: typeof approve, action: 'approve_join' | 'reject_join') =>
+    sqlite.transaction((op: Operator, username: string) => {
+      const person = statement.get(username);
+      if (!person) throw missing();
+      log.run({ operator: op.id, operatorName: op.username, action, target: person.username, targetUser: person.id, now: Date.now() });
+    });
+  const approveAndLog = answer(approve, 'approve_join');
+  const rejectAndLog = answer(reject, 'reject_join');
   return {
     list: (): JoinRequestRow[] => pending.all(),
-    approve(username: string): void {
-      if (approve.run(username).changes !== 1) throw missing();
-    },
-    reject(username: string): void {
-      if (reject.run(username).changes !== 1) throw missing();
-    },
+    approve: (op: Operator, username: string): void => approveAndLog.immediate(op, username),
+    reject: (op: Operator, username: string): void => rejectAndLog.immediate(op, username),
   };
 }
 

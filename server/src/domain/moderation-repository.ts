@@ -7,7 +7,7 @@ import { createSuspensionSteps } from './suspension.js';
 
 export type ReportKind = 'post' | 'comment';
 export type ReportReason = 'spam' | 'nudity' | 'harassment' | 'other';
-export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend';
+export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend' | 'approve_join' | 'reject_join';
 
 /** Who acts: an operator, as the verified token says (auth/operators.ts). */
 export interface Operator {

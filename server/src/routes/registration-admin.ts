@@ -43,7 +43,7 @@ const registrationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       `/join-requests/:username/${action}`,
       { schema: { params: UsernameParams, response: { 200: Done, ...writeErrors, 403: ErrorBody } } },
       async (request) => {
-        joinRequests[action](request.params.username.trim());
+        joinRequests[action]({ id: request.user.id, username: request.user.username }, request.params.username.trim());
         return { done: true as const };
       },
     );

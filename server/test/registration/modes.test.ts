@@ -204,6 +204,8 @@ t.test('approval: new accounts wait with their reason; the operator approves or 
   t.equal((await app.inject({ method: 'POST', url: '/api/admin/join-requests/newbie/approve', headers: bearer(token) })).statusCode, 403, 'not by themselves');
   t.equal((await app.inject({ method: 'POST', url: '/api/admin/join-requests/newbie/approve', headers: bearer(operator) })).statusCode, 200);
   t.equal((await app.inject({ method: 'GET', url: '/api/user-posts', headers: bearer(token) })).statusCode, 200, 'in after approval');
+  const logged = (await app.inject({ method: 'GET', url: '/api/admin/overview', headers: bearer(operator) })).json().actions[0];
+  t.match(logged, { operator: 'keeper', action: 'approve_join', target: 'newbie' }, 'the approval is in the moderation log, with who gave it');
   const again = await app.inject({ method: 'POST', url: '/api/admin/join-requests/newbie/approve', headers: bearer(operator) });
   t.equal(again.statusCode, 404);
 
@@ -220,6 +222,7 @@ t.test('approval: new accounts wait with their reason; the operator approves or 
     requests: [{ username: 'spammer', reason: 'Prost! 🍺 from Köln' }],
   });
   t.equal((await kc.app.inject({ method: 'POST', url: '/api/admin/join-requests/spammer/reject', headers: bearer(op) })).statusCode, 200);
+  t.match((await kc.app.inject({ method: 'GET', url: '/api/admin/overview', headers: bearer(op) })).json().actions[0], { operator: 'boss', action: 'reject_join', target: 'spammer' }, 'and so is a rejection');
   const rejected = await kc.app.inject({ method: 'GET', url: '/api/user-posts', headers: bearer(await kc.token('kc-5', 'spammer')) });
   t.equal(rejected.statusCode, 403);
   t.match(rejected.json(), { error: 'account_rejected' });

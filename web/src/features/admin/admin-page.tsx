@@ -25,6 +25,8 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   remove_comment: 'Removed a comment',
   suspend: 'Suspended',
   unsuspend: 'Lifted a suspension',
+  approve_join: 'Let in',
+  reject_join: 'Turned down',
 };
 
 interface Asking {
@@ -184,7 +186,7 @@ export function AdminPage() {
         )}
       </section>
 
-      <RegistrationSettings />
+      <RegistrationSettings onAnswered={() => void load()} />
 
       <section aria-labelledby="operators-heading" className={styles.section}>
         <h2 id="operators-heading" className={styles.sectionTitle}>

@@ -23,7 +23,8 @@ const message = (err: unknown) => (err instanceof Error ? err.message : 'That di
  * (name, description, rules), the registration mode, invite links and the accounts waiting
  * for approval. Each part loads and saves on its own; the server checks the operator on every call.
  */
-export function RegistrationSettings() {
+/** `onAnswered`: a join request was answered (the moderation log on the page has a new entry). */
+export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void } = {}) {
   const [instance, setInstance] = useState<Instance | null>(null);
   const [failed, setFailed] = useState(false);
 
@@ -50,7 +51,7 @@ export function RegistrationSettings() {
         </h2>
         <InviteLinks />
       </section>
-      <JoinRequests />
+      <JoinRequests onAnswered={onAnswered} />
     </>
   );
 }
@@ -176,7 +177,7 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   );
 }
 
-function JoinRequests() {
+function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   const id = useId();
   const [requests, setRequests] = useState<JoinRequest[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -197,6 +198,7 @@ function JoinRequests() {
     setError(null);
     try {
       await action();
+      onAnswered?.();
     } catch (err) {
       setError(message(err));
     } finally {
