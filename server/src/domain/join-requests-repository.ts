@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { notFound } from '../errors.js';
-import type { Operator } from './moderation-repository.js';
+import { createModerationLog, type Operator } from './moderation-repository.js';
 
 export interface JoinRequestRow {
   username: string;
@@ -28,15 +28,13 @@ export function createJoinRequestsRepository(sqlite: Database.Database) {
     UPDATE users SET join_state = 'rejected'
     WHERE username = ? COLLATE NOCASE AND join_state = 'pending' AND deleted_at IS NULL
     RETURNING id, username`);
-  const log = sqlite.prepare<{ operator: number; operatorName: string; action: 'approve_join' | 'reject_join'; target: string; targetUser: number; now: number }>(`
-    INSERT INTO moderation_actions (operator_id, operator_name, action, target, target_user_id, created_at)
-    VALUES (@operator, @operatorName, @action, @target, @targetUser, @now)`);
+  const log = createModerationLog(sqlite);
   const missing = () => notFound('Nobody by that name is waiting for approval.');
   const answer = (statement: typeof approve, action: 'approve_join' | 'reject_join') =>
     sqlite.transaction((op: Operator, username: string) => {
       const person = statement.get(username);
       if (!person) throw missing();
-      log.run({ operator: op.id, operatorName: op.username, action, target: person.username, targetUser: person.id, now: Date.now() });
+      log(op, action, person.username, person.id, '');
     });
   const approveAndLog = answer(approve, 'approve_join');
   const rejectAndLog = answer(reject, 'reject_join');

@@ -65,6 +65,28 @@ const alreadyReported = () =>
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /**
+ * The moderation log's one writer: an operator's action, written inside the caller's
+ * transaction (this repository's actions, and the answers to join requests in
+ * join-requests-repository.ts).
+ */
+export function createModerationLog(sqlite: Database.Database) {
+  const insertAction = sqlite.prepare<{
+    operator: number;
+    operatorName: string;
+    action: ActionName;
+    target: string;
+    targetUser: number | null;
+    excerpt: string;
+    reason: string;
+    now: number;
+  }>(`
+    INSERT INTO moderation_actions (operator_id, operator_name, action, target, target_user_id, excerpt, reason, created_at)
+    VALUES (@operator, @operatorName, @action, @target, @targetUser, @excerpt, @reason, @now)`);
+  return (op: Operator, action: ActionName, target: string, targetUser: number | null, reason: string, excerpt = '') =>
+    insertAction.run({ operator: op.id, operatorName: op.username, action, target, targetUser, excerpt, reason, now: Date.now() });
+}
+
+/**
  * Reports, the operator's actions on them and on accounts, and the log of every
  * action. Each action and its log entry are one transaction. Reports are read
  * only by operators; a reporter learns nothing about an anonymous post's author.
@@ -122,18 +144,6 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     SELECT id, username, suspended_at AS suspendedAt FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL
       AND join_state IS NULL`);
 
-  const insertAction = sqlite.prepare<{
-    operator: number;
-    operatorName: string;
-    action: ActionName;
-    target: string;
-    targetUser: number | null;
-    excerpt: string;
-    reason: string;
-    now: number;
-  }>(`
-    INSERT INTO moderation_actions (operator_id, operator_name, action, target, target_user_id, excerpt, reason, created_at)
-    VALUES (@operator, @operatorName, @action, @target, @targetUser, @excerpt, @reason, @now)`);
   const actions = sqlite.prepare<[number], ActionRow>(`
     SELECT id, operator_name AS operator, action, target, reason, created_at AS createdAt
     FROM moderation_actions ORDER BY id DESC LIMIT ?`);
@@ -154,8 +164,7 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
       (SELECT count(*) FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL AND join_state IS NULL) AS suspendedUsers,
       (SELECT count(*) FROM (SELECT 1 FROM reports WHERE resolved_at IS NULL GROUP BY post_id, comment_id)) AS openReports`);
 
-  const log = (op: Operator, action: ActionName, target: string, targetUser: number | null, reason: string, excerpt = '') =>
-    insertAction.run({ operator: op.id, operatorName: op.username, action, target, targetUser, excerpt, reason, now: Date.now() });
+  const log = createModerationLog(sqlite);
 
   const describeItem = (kind: ReportKind, itemId: number): { postId: number; commentId: number | null; target: string; userId: number } => {
     if (kind === 'post') {

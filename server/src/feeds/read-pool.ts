@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { PostsRepository } from '../domain/posts-repository.js';
-import { createReadTasks, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
+import { createReadTasks, type ReadCall, type ReadReply, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
 
 /** Runs feed reads and gives their JSON text: ASCII bytes from a worker, or the text when run inline. */
 export interface ReadPool {
@@ -22,10 +22,9 @@ interface Slot {
   worker: Worker | null;
   pending: Map<number, Pending>;
   /** Calls not yet sent: what this turn of the event loop asked for, sent as one message. */
-  queued: Array<{ id: number; task: ReadTask; args: unknown }>;
+  queued: ReadCall[];
 }
 
-type Reply = { id: number; body: Uint8Array } | { id: number; error: string };
 
 const fromSource = import.meta.url.endsWith('.ts');
 const workerUrl = new URL(`./read-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
@@ -94,7 +93,7 @@ export async function createReadPool(sqlite: Database.Database, posts: PostsRepo
     new Promise<void>((resolve, reject) => {
       const worker = newWorker(file);
       let ready = false;
-      worker.on('message', (message: 'ready' | Reply[]) => {
+      worker.on('message', (message: 'ready' | ReadReply[]) => {
         if (message === 'ready') {
           ready = true;
           if (closing) void worker.terminate();

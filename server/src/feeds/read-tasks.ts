@@ -10,6 +10,14 @@ export interface ReadTaskArgs {
 
 export type ReadTask = keyof ReadTaskArgs;
 
+/** What the request thread sends a read worker, in batches (read-pool.ts), and what comes back for each. */
+export interface ReadCall {
+  id: number;
+  task: ReadTask;
+  args: unknown;
+}
+export type ReadReply = { id: number; body: Uint8Array } | { id: number; error: string };
+
 /** Each task gives its page as JSON text in ASCII only (domain/page-json.ts). */
 export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 
