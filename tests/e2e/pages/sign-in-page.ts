@@ -87,10 +87,19 @@ export class SignInPage {
 
   /**
    * After the app sends the browser to the provider's logout: Keycloak asks to confirm
-   * (logout-confirm.ftl, #kc-logout) when no id_token_hint is given; the embedded one does not.
+   * (logout-confirm.ftl, #kc-logout) when no id_token_hint is given, and sends the browser
+   * straight back to the app's / when the app had an ID token to give (web/src/lib/session.ts);
+   * the embedded provider never asks.
    */
   async confirmLogoutIfAsked(): Promise<void> {
-    if (this.provider === 'keycloak') await this.page.locator('#kc-logout').click();
+    if (this.provider !== 'keycloak') return;
+    const confirm = this.page.locator('#kc-logout');
+    const backAtStart = () => {
+      const url = new URL(this.page.url());
+      return !url.pathname.startsWith('/realms/') && url.pathname === '/';
+    };
+    await expect.poll(async () => backAtStart() || (await confirm.isVisible()), { timeout: 10_000 }).toBe(true);
+    if (!backAtStart()) await confirm.click();
   }
 
   async signIn(user: Credentials): Promise<void> {
