@@ -218,7 +218,8 @@ function checkTree(app: string): void {
   for (const dev of ['typescript', 'tap', 'tsx', 'vite', '@playwright/test', 'drizzle-kit', 's3rver']) {
     if (existsSync(join(app, 'node_modules', dev))) throw new Error(`dev dependency ${dev} is in the image`);
   }
-  for (const need of ['server/dist/server.js', 'web/dist/index.html', 'migrations/meta/_journal.json']) {
+  // server/dist/keycloak-sync.js: compose.yaml's keycloak-sync service runs it from this image.
+  for (const need of ['server/dist/server.js', 'server/dist/keycloak-sync.js', 'web/dist/index.html', 'migrations/meta/_journal.json']) {
     if (!existsSync(join(app, need))) throw new Error(`${need} is not in the image`);
   }
   if (existsSync(join(app, 'server', 'src'))) throw new Error('server sources are in the image');
