@@ -136,7 +136,7 @@ async function main(): Promise<number> {
       log(`Keycloak ${keycloak.version} ready in ${seconds(keycloak.startMs)} (it reports started in ${keycloak.reportedStart}): ${keycloak.issuer}`);
       try {
         // As compose starts the stack: after Keycloak's import, the keycloak-sync service, then the app.
-        log(`keycloak-sync: ${runKeycloakSync(keycloak, tree)}`);
+        log(runKeycloakSync(keycloak, tree));
         const result = await runE2eThroughProvider({
           provider: keycloakProvider(keycloak),
           appCwd: tree,
