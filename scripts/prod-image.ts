@@ -139,6 +139,12 @@ export function buildImage(options: Options, work: string) {
     if (parent) cpSync(parent.root, root, { recursive: true, verbatimSymlinks: true });
     else mkdirSync(root, { recursive: true });
     log(`stage ${index}${stage.name ? ` (${stage.name})` : ''} FROM ${stage.from}`);
+    // The stages run on this machine's Node: it must be the image's, or this checks another runtime
+    // (and better-sqlite3 built here would not load there). .ci/run brings it (scripts/use-node.sh).
+    const imageNode = /^node:(\d+)\b/.exec(stage.from)?.[1];
+    if (imageNode && imageNode !== process.versions.node.split('.')[0]) {
+      throw new Error(`the Dockerfile runs Node ${imageNode} (FROM ${stage.from}) but this is Node ${process.version}: \`. scripts/use-node.sh\` first`);
+    }
     const inRoot = (p: string) => join(root, isAbsolute(p) ? p : join(workdir, p));
 
     for (const { op, args } of stage.instructions) {
@@ -186,7 +192,10 @@ export function buildImage(options: Options, work: string) {
           }
           log(`  RUN ${step}`);
           const started = Date.now();
-          const res = spawnSync('bash', ['-c', step], { cwd: inRoot('.'), stdio: 'inherit', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? root, ...env } });
+          // npm_config_nodedir: the headers of the Node that runs the stages (scripts/use-node.sh), as the
+          // image's node has its own; without it, Debian's npm builds better-sqlite3 against /usr's Node.
+          const nodedir = process.env.npm_config_nodedir ? { npm_config_nodedir: process.env.npm_config_nodedir } : {};
+          const res = spawnSync('bash', ['-c', step], { cwd: inRoot('.'), stdio: 'inherit', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? root, ...nodedir, ...env } });
           if (res.status !== 0) throw new Error(`RUN ${step} exited ${res.status}`);
           log(`  … ${((Date.now() - started) / 1000).toFixed(0)} s`);
         }
@@ -209,7 +218,8 @@ function checkTree(app: string): void {
   for (const dev of ['typescript', 'tap', 'tsx', 'vite', '@playwright/test', 'drizzle-kit', 's3rver']) {
     if (existsSync(join(app, 'node_modules', dev))) throw new Error(`dev dependency ${dev} is in the image`);
   }
-  for (const need of ['server/dist/server.js', 'web/dist/index.html', 'migrations/meta/_journal.json']) {
+  // server/dist/keycloak-sync.js: compose.yaml's keycloak-sync service runs it from this image.
+  for (const need of ['server/dist/server.js', 'server/dist/keycloak-sync.js', 'web/dist/index.html', 'migrations/meta/_journal.json']) {
     if (!existsSync(join(app, need))) throw new Error(`${need} is not in the image`);
   }
   if (existsSync(join(app, 'server', 'src'))) throw new Error('server sources are in the image');

@@ -1,5 +1,7 @@
 // `npm start`: builds what is missing or out of date (the web bundle, the
 // compiled server), then runs the server. Plain JS so it needs no build itself.
+// First, before anything that needs a newer Node: a clear message on an old one.
+import './check-node.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -9,13 +9,18 @@
 //    sign in on its pages, sign out through its logout confirmation; the operator is given the
 //    realm role through Keycloak's admin API; tests/e2e/keycloak.spec.ts checks the realm's
 //    own promises (brute-force lockout, password policy, tokens of other realms and clients).
+//    Keycloak is started as compose starts it, realm import and then compose's one-shot
+//    keycloak-sync service (server/src/keycloak-sync.ts) included.
+//    Its upgrade case (lane keycloak-upgrade, scripts/stack/keycloak-upgrade.ts), beside it: a
+//    second Keycloak with an older release's realm and a registered person; after keycloak-sync,
+//    today's realm settings are read back and in force, and the person still signs in.
 // 2. Glewlwyd (scripts/stack/glewlwyd.ts), a second OpenID provider, to show the app speaks
 //    OpenID and not only Keycloak: the tests tagged @any-provider (sign up, sign in, post,
 //    sign out, Login shows the form).
 //
 //   npm run test:stack                       # builds the image's tree first (test:prod's recipe)
 //   npm run test:stack -- --tree DIR         # a tree kept by `npm run test:prod -- --keep DIR`
-//   npm run test:stack -- --only keycloak    # one lane (keycloak or glewlwyd)
+//   npm run test:stack -- --only keycloak    # one lane (keycloak, keycloak-upgrade or glewlwyd; or a,b)
 //   npm run test:stack -- --tree DIR -- tests/e2e/auth.spec.ts   # Playwright arguments after --
 //
 // Needs the Debian packages .ci/run installs (swift swift-proxy swift-account
@@ -27,13 +32,14 @@ import { join, resolve } from 'node:path';
 import { buildImage } from './prod-image.js';
 import { freePort } from './prod/round-trip.js';
 import { startGlewlwyd } from './stack/glewlwyd.js';
-import { keycloakVersion, startKeycloak, type Keycloak } from './stack/keycloak.js';
+import { keycloakVersion, runKeycloakSync, startKeycloak, type Keycloak } from './stack/keycloak.js';
+import { checkRealmUpgrade } from './stack/keycloak-upgrade.js';
 import { glewlwydProvider, runE2eThroughProvider, type Provider } from './stack/run-oidc-e2e.js';
 import { missingSwiftPackages, SWIFT_PACKAGES, startSwift, type Swift } from './stack/swift.js';
 
 const log = (msg: string) => console.log(`test:stack: ${msg}`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const LANES = ['keycloak', 'glewlwyd'] as const;
+const LANES = ['keycloak', 'keycloak-upgrade', 'glewlwyd'] as const;
 type Lane = (typeof LANES)[number];
 
 function parse(argv: string[]) {
@@ -45,9 +51,8 @@ function parse(argv: string[]) {
   for (let i = 0; i < own.length; i++) {
     if (own[i] === '--tree') tree = resolve(own[++i] ?? '');
     else if (own[i] === '--only') {
-      const lane = own[++i] as Lane;
-      if (!LANES.includes(lane)) throw new Error(`--only takes ${LANES.join(' or ')}`);
-      lanes = [lane];
+      lanes = (own[++i] ?? '').split(',') as Lane[];
+      if (!lanes.every((lane) => LANES.includes(lane))) throw new Error(`--only takes ${LANES.join(', ')} (or several, comma-separated)`);
     } else throw new Error(`unknown option ${own[i]}`);
   }
   return { tree, lanes, playwrightArgs };
@@ -99,12 +104,22 @@ async function main(): Promise<number> {
     const keycloakReady = lanes.includes('keycloak')
       ? (log(`starting Keycloak ${keycloakVersion()} (the version compose.yaml pins)`), startKeycloak({ appUrl: publicUrl }, log))
       : null;
+    // The upgrade case runs its own Keycloak, beside the others' start; it is awaited before Playwright.
+    const upgradeStarted = Date.now();
+    const upgrade = lanes.includes('keycloak-upgrade')
+      ? checkRealmUpgrade({ tree, appUrl: publicUrl, say: (msg) => log(`keycloak-upgrade: ${msg}`) }).then(
+          () => (log(`keycloak-upgrade: passed in ${seconds(Date.now() - upgradeStarted)}`), 0),
+          (err: unknown) => (console.error(`test:stack: keycloak-upgrade: FAIL: ${(err as Error).stack ?? err}`), 1),
+        )
+      : Promise.resolve(0);
     const [s, kc] = await Promise.allSettled([swiftReady, keycloakReady ?? Promise.resolve(null)]);
     if (s.status === 'fulfilled') swift = s.value;
     if (s.status === 'rejected' || kc.status === 'rejected') {
       if (kc.status === 'fulfilled') await kc.value?.stop();
+      await upgrade;
       throw s.status === 'rejected' ? s.reason : (kc as PromiseRejectedResult).reason;
     }
+    exitCode ||= await upgrade;
     const storage = (bucket: string) => ({
       STORAGE_DRIVER: 's3',
       // The browser uploads to the same address the server signs for (the host is signed).
@@ -120,6 +135,8 @@ async function main(): Promise<number> {
       const keycloak = kc.value;
       log(`Keycloak ${keycloak.version} ready in ${seconds(keycloak.startMs)} (it reports started in ${keycloak.reportedStart}): ${keycloak.issuer}`);
       try {
+        // As compose starts the stack: after Keycloak's import, the keycloak-sync service, then the app.
+        log(runKeycloakSync(keycloak, tree));
         const result = await runE2eThroughProvider({
           provider: keycloakProvider(keycloak),
           appCwd: tree,

@@ -17,7 +17,7 @@
 // thrown away with it: no two runs share users.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +38,8 @@ export interface Keycloak {
   admin: { username: string; password: string };
   /** Its console output (printed when something fails). */
   logFile: string;
+  /** The app's public URL it was started for (compose's APP_PUBLIC_URL). */
+  appUrl: string;
   /** Milliseconds from spawn to /health/ready answering UP. */
   startMs: number;
   /** The `started in N s` Keycloak printed itself. */
@@ -50,20 +52,24 @@ export interface StartOptions {
   appUrl: string;
   /** Default: a free port. */
   port?: number;
+  /** The realm file to import instead of keycloak/*.json (the upgrade case imports an old one). */
+  realmJson?: string;
 }
 
 interface ComposeService {
   image: string;
   command?: string[];
   environment?: Record<string, string>;
+  volumes?: string[];
 }
 
-function composeKeycloak(): ComposeService {
+function composeService(name: string): ComposeService {
   const compose = parseYaml(readFileSync(join(repoRoot, 'compose.yaml'), 'utf8')) as { services: Record<string, ComposeService> };
-  const service = compose.services.keycloak;
-  if (!service) throw new Error('compose.yaml has no keycloak service');
+  const service = compose.services[name];
+  if (!service) throw new Error(`compose.yaml has no ${name} service`);
   return service;
 }
+const composeKeycloak = () => composeService('keycloak');
 
 /** The version compose.yaml pins (`quay.io/keycloak/keycloak:26.4.5`), so the two cannot drift. */
 export function keycloakVersion(): string {
@@ -145,8 +151,11 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
   cpSync(dist, home, { recursive: true });
   // compose mounts ./keycloak at data/import: the realm file goes there as it is.
   mkdirSync(join(home, 'data', 'import'), { recursive: true });
-  for (const f of readdirSync(join(repoRoot, 'keycloak'))) {
-    if (f.endsWith('.json')) copyFileSync(join(repoRoot, 'keycloak', f), join(home, 'data', 'import', f));
+  if (opts.realmJson !== undefined) writeFileSync(join(home, 'data', 'import', `${REALM}-realm.json`), opts.realmJson);
+  else {
+    for (const f of readdirSync(join(repoRoot, 'keycloak'))) {
+      if (f.endsWith('.json')) copyFileSync(join(repoRoot, 'keycloak', f), join(home, 'data', 'import', f));
+    }
   }
 
   // compose's environment for the service, filled as `docker compose` fills it from .env.
@@ -197,10 +206,12 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
   process.on('exit', onExit);
 
   try {
-    const deadline = Date.now() + 180_000;
+    // A machine shared with other builds may need longer: KEYCLOAK_START_TIMEOUT_SECONDS.
+    const limit = Number(process.env.KEYCLOAK_START_TIMEOUT_SECONDS || 180);
+    const deadline = Date.now() + limit * 1000;
     while (!(await ready(`http://127.0.0.1:${managementPort}/health/ready`))) {
       if (child.exitCode !== null) throw new Error(`Keycloak exited (${child.exitCode}) before it was ready`);
-      if (Date.now() > deadline) throw new Error('Keycloak was not ready within 180 s');
+      if (Date.now() > deadline) throw new Error(`Keycloak was not ready within ${limit} s (KEYCLOAK_START_TIMEOUT_SECONDS)`);
       await new Promise((r) => setTimeout(r, 250));
     }
     const log = logText();
@@ -211,6 +222,7 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
       issuer: `${baseUrl}/realms/${REALM}`,
       admin,
       logFile,
+      appUrl: vars.APP_PUBLIC_URL!,
       startMs: Date.now() - started,
       reportedStart: /started in ([\d.]+s)/.exec(log)?.[1] ?? '?',
       stop,
@@ -220,6 +232,34 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
     await stop();
     throw new Error(`${(err as Error).message}\n--- Keycloak’s output ---\n${tail}`, { cause: err });
   }
+}
+
+/**
+ * compose.yaml's one-shot `keycloak-sync` service, run as compose runs it: its command in the
+ * image's tree (`tree`, the image's WORKDIR), its environment filled as `docker compose` fills it,
+ * Keycloak reached on this machine instead of http://keycloak:8080, and its mount of ./keycloak
+ * pointing at the repository's folder (or `realmDir`). Returns its output; throws if it fails.
+ */
+export function runKeycloakSync(kc: Keycloak, tree: string, realmDir = join(repoRoot, 'keycloak')): string {
+  const service = composeService('keycloak-sync');
+  const vars: Record<string, string> = {
+    KC_BOOTSTRAP_ADMIN_USERNAME: kc.admin.username,
+    KC_BOOTSTRAP_ADMIN_PASSWORD: kc.admin.password,
+    KEYCLOAK_PUBLIC_URL: kc.baseUrl,
+    APP_PUBLIC_URL: kc.appUrl,
+  };
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(service.environment ?? {})) env[name] = interpolate(String(value), vars);
+  env.KEYCLOAK_URL = kc.baseUrl;
+  const mount = (service.volumes ?? []).map((v) => v.split(':')).find(([source]) => source === './keycloak');
+  if (!mount?.[1]) throw new Error("compose.yaml's keycloak-sync service does not mount ./keycloak");
+  const target = mount[1];
+  const [command, ...args] = (service.command ?? []).map((a) => (a.startsWith(`${target}/`) ? join(realmDir, a.slice(target.length + 1)) : a));
+  if (command !== 'node') throw new Error(`compose.yaml's keycloak-sync runs ${command}, not node`);
+  const res = spawnSync(process.execPath, args, { cwd: tree, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 180_000 });
+  const output = `${res.stdout}${res.stderr}`.trim();
+  if (res.status !== 0) throw new Error(`the keycloak-sync service failed (${res.status ?? res.signal}):\n${output}`);
+  return output;
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -91,9 +91,9 @@ t.test('the stack refuses to start when a secret is unset or empty, naming it', 
   t.match(example.stderr, /set (KC_BOOTSTRAP_ADMIN_PASSWORD|S3_SECRET_KEY) in \.env/, 'and says which secret to set');
 });
 
-t.test('three services, pinned images, health-gated start, named volumes', { skip: noCompose }, async (t) => {
+t.test('three services and the realm sync, pinned images, health-gated start, named volumes', { skip: noCompose }, async (t) => {
   const cfg = await resolved(SECRETS);
-  t.same(Object.keys(cfg.services).sort(), ['app', 'keycloak', 'minio']);
+  t.same(Object.keys(cfg.services).sort(), ['app', 'keycloak', 'keycloak-sync', 'minio']);
   const { keycloak, minio, app } = cfg.services as Record<'keycloak' | 'minio' | 'app', Service>;
 
   t.match(keycloak.image, /^quay\.io\/keycloak\/keycloak:26\.\d+\.\d+$/, 'Keycloak pinned to an exact 26.x tag');
@@ -101,7 +101,11 @@ t.test('three services, pinned images, health-gated start, named volumes', { ski
   t.equal(minio.image, 'quay.io/minio/minio:RELEASE.2025-09-07T16-13-09Z');
   t.ok(app.build, 'the app is built from the Dockerfile');
 
-  t.same(app.depends_on, { keycloak: { condition: 'service_healthy' }, minio: { condition: 'service_healthy' } });
+  t.same(app.depends_on, {
+    keycloak: { condition: 'service_healthy' },
+    'keycloak-sync': { condition: 'service_completed_successfully' },
+    minio: { condition: 'service_healthy' },
+  });
   const kcCheck = keycloak.healthcheck!.test.join(' ');
   t.match(kcCheck, '/dev/tcp/127.0.0.1/9000', 'Keycloak checked on its management port without curl');
   t.match(kcCheck, '/health/ready');
@@ -154,6 +158,33 @@ t.test('the wiring: public issuer in tokens, internal JWKS host, S3 signed for t
   t.equal(env.OIDC_CLIENT_ID, realm.clients[0].clientId);
 });
 
+t.test('the realm sync: the app image, the same realm file as the import, once per start, before the app', { skip: noCompose }, async (t) => {
+  const cfg = await resolved({ ...SECRETS, APP_PUBLIC_URL: 'https://beer.example.org' });
+  const { keycloak, app } = cfg.services as Record<'keycloak' | 'app', Service>;
+  const sync = cfg.services['keycloak-sync'] as Service & { restart?: string };
+  t.equal(sync.image, app.image, "the app's image");
+  t.same(sync.build, app.build, 'built from the same Dockerfile');
+  t.same(sync.depends_on, { keycloak: { condition: 'service_healthy' } });
+  t.equal(sync.restart, 'no', 'runs once per start and exits');
+  t.notOk(sync.ports, 'publishes nothing');
+  // docker-compose 1.29 prints volumes as "source:target:mode", newer ones as objects.
+  const mounts = (s: Service) =>
+    (s.volumes ?? []).map((v) => (typeof v === 'string' ? { source: v.split(':')[0], target: v.split(':')[1]! } : v));
+  const importDir = mounts(keycloak).find((v) => v.target === '/opt/keycloak/data/import');
+  const realmDir = mounts(sync).find((v) => v.source === importDir?.source);
+  t.ok(realmDir, 'mounts the folder Keycloak imports from');
+  const command = [sync.command].flat();
+  t.same(command.slice(0, 2), ['node', 'server/dist/keycloak-sync.js']);
+  t.equal(command[2], `${realmDir!.target}/shower-beer-realm.json`, 'and reads the realm file from it');
+  const env = sync.environment!;
+  t.equal(env.KEYCLOAK_URL, 'http://keycloak:8080');
+  t.equal(env.KEYCLOAK_ADMIN_USERNAME, SECRETS.KC_BOOTSTRAP_ADMIN_USERNAME);
+  t.equal(env.KEYCLOAK_ADMIN_PASSWORD, SECRETS.KC_BOOTSTRAP_ADMIN_PASSWORD);
+  t.equal(env.APP_PUBLIC_URL, keycloak.environment!.APP_PUBLIC_URL, "fills the file's ${APP_PUBLIC_URL} as the import does");
+  t.equal(env.APP_PUBLIC_URL, 'https://beer.example.org');
+  t.notOk(app.environment!.KEYCLOAK_ADMIN_PASSWORD, "the app itself never holds Keycloak's administrator");
+});
+
 t.test('the SeaweedFS override merges onto the base file and replaces only the S3 server', { skip: noCompose }, async (t) => {
   const files = ['compose.yaml', 'compose.seaweedfs.yaml'];
   const res = await compose(SECRETS, files, ['config', '-q']);
@@ -175,7 +206,7 @@ t.test('the SeaweedFS override merges onto the base file and replaces only the S
   t.ok((minio.volumes as (string | { source?: string })[]).some((v) => (typeof v === 'string' ? v.startsWith('seaweedfs-data:') : v.source === 'seaweedfs-data')));
   t.notMatch(minio.healthcheck!.test.join(' '), /\bmc\b/, 'its own health check');
   t.equal(app.environment!.S3_ENDPOINT, 'http://minio:9000', 'the app is unchanged');
-  t.same(app.depends_on, { keycloak: { condition: 'service_healthy' }, minio: { condition: 'service_healthy' } });
+  t.same(Object.keys(app.depends_on ?? {}).sort(), ['keycloak', 'keycloak-sync', 'minio'], 'the app still waits for the realm sync');
 });
 
 t.test('the compose files hold no secret of their own', async (t) => {
@@ -214,6 +245,10 @@ t.test('the Dockerfile: Node 22, production dependencies only, non-root, a healt
     const base = s.split(/\s/)[0]!;
     t.ok(base.startsWith('node:22') || names.slice(0, i).includes(base), `stage ${i + 1} is Node 22 (${base})`);
   });
+  // One Node: what CI and development run (.node-version, read by scripts/use-node.sh and .ci/run) and what npm requires are the image's.
+  const ciNode = readFileSync(join(root, '.node-version'), 'utf8').trim();
+  t.match(ciNode, /^22\.\d+\.\d+$/, `.node-version (${ciNode}) is an exact Node 22`);
+  t.match(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node, /^>=22\./, 'engines asks for Node 22 or newer');
   t.match(text, /npm ci --omit=dev/);
   const runtime = stages[stages.length - 1]!;
   t.match(runtime, /^USER (node|\d+)/m, 'runs as a non-root user');
