@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import sharp from 'sharp';
 import { freePort, waitForOk } from './prod/round-trip.js';
 import { git, releaseTree, repo, run as runIn } from './release-tree.js';
-import { counterSums, FIXTURE_DB, FIXTURES_DIR, KNOWN_RELEASES, tableCounts, type FixtureManifest, type FixturePerson, type FixturePost } from './release-fixtures-lib.js';
+import { counterSums, FIXTURE_DB, FIXTURES_DIR, KNOWN_RELEASES, rowDigests, tableCounts, type FixtureManifest, type FixturePerson, type FixturePost } from './release-fixtures-lib.js';
 
 
 const { values, positionals } = parseArgs({
@@ -100,7 +100,7 @@ async function makeFixture(tree: string) {
       READ_WORKERS: '0',
     };
     const server = spawn('node', ['server/dist/server.js'], { cwd: tree, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    let manifestBody: Omit<FixtureManifest, 'tables' | 'counters' | 'migrations' | 'photos' | 'backup'>;
+    let manifestBody: Omit<FixtureManifest, 'tables' | 'counters' | 'rows' | 'migrations' | 'photos' | 'backup'>;
     try {
       // Generous: on a busy machine an old build can take minutes to start; an early exit fails at once.
       const exited = new Promise<never>((_, reject) => server.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready`))));
@@ -135,6 +135,7 @@ async function makeFixture(tree: string) {
         ),
         tables: tableCounts(db),
         counters: counterSums(db),
+        rows: rowDigests(db),
         photos: photoFiles(join(out, 'storage', 'media')),
         backup,
       };
@@ -178,7 +179,7 @@ function photoFiles(mediaDir: string): Record<string, string> {
 // ---------------------------------------------------------------- over HTTP
 
 /** A person's session on the release's server: its provider's pages for sign-up, then its API. */
-async function populate(base: string): Promise<Omit<FixtureManifest, 'tables' | 'counters' | 'migrations' | 'photos' | 'backup'>> {
+async function populate(base: string): Promise<Omit<FixtureManifest, 'tables' | 'counters' | 'rows' | 'migrations' | 'photos' | 'backup'>> {
   const config = (await (await fetch(`${base}/config.json`)).json()) as { auth: { clientId: string; redirectUri: string } };
   const made: Record<string, boolean> = {};
   const people: FixturePerson[] = [];

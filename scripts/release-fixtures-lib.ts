@@ -1,4 +1,5 @@
 // What scripts/release-fixture.ts writes and server/test/upgrade/releases.test.ts reads.
+import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
@@ -52,6 +53,8 @@ export interface FixtureManifest {
   tables: Record<string, number>;
   /** Sum of every `*_count` column, per table.column. */
   counters: Record<string, number>;
+  /** Per table, its columns and the sha256 of every row's values in them (rowDigests). */
+  rows: Record<string, { columns: string[]; sha256: string }>;
   /** Every stored media file, by its URL path, and the sha256 of its bytes. */
   photos: Record<string, string>;
   /** Folder of the backup the release's own `npm run backup` made (null: it had none). */
@@ -77,4 +80,27 @@ export function counterSums(db: Database.Database): Record<string, number> {
     }
   }
   return sums;
+}
+
+/**
+ * Per table, the sha256 of all its rows' values in `columns` (default: the table's own), rows
+ * sorted by every column: the same digest after an upgrade means every row kept its values in
+ * the columns the release had, whatever the upgrade added or however it rebuilt the table.
+ */
+export function rowDigest(db: Database.Database, table: string, columns: string[]): string {
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const hash = createHash('sha256');
+  const rows = db.prepare(`SELECT ${list} FROM "${table}" ORDER BY ${columns.map((_, i) => i + 1).join(', ')}`).raw().iterate() as Iterable<unknown[]>;
+  for (const row of rows) hash.update(`${JSON.stringify(row.map((v) => (Buffer.isBuffer(v) ? v.toString('base64') : v)))}\n`);
+  return hash.digest('hex');
+}
+
+export function rowDigests(db: Database.Database): Record<string, { columns: string[]; sha256: string }> {
+  const out: Record<string, { columns: string[]; sha256: string }> = {};
+  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>;
+  for (const { name } of names) {
+    const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as Array<{ name: string }>).map((c) => c.name);
+    out[name] = { columns, sha256: rowDigest(db, name, columns) };
+  }
+  return out;
 }
