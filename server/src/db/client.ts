@@ -74,7 +74,15 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
   sqlite.pragma('foreign_keys = ON');
   readPragmas(sqlite, 65536);
   const before = appliedCreatedAt(sqlite);
-  migrate(drizzle(sqlite, { schema }), { migrationsFolder: migrationsDir });
+  // A migration that builds an index or rebuilds a table sorts every row: with temp_store =
+  // MEMORY that sort lives in the heap (hundreds of MiB for the reference set's 5M likes,
+  // scripts/bench-migrations.ts); on disk it takes what it needs. Reads keep MEMORY after.
+  sqlite.pragma('temp_store = FILE');
+  try {
+    migrate(drizzle(sqlite, { schema }), { migrationsFolder: migrationsDir });
+  } finally {
+    sqlite.pragma('temp_store = MEMORY');
+  }
   const after = appliedCreatedAt(sqlite);
   const applied = readJournal(migrationsDir)
     .filter((e) => after.has(e.when) && !before.has(e.when))
