@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import app from './app.js';
 import { discoverAuthEndpoints } from './auth/discovery.js';
 import { ConfigError, loadConfig } from './config.js';
+import { NewerDatabaseError } from './db/client.js';
 import { fastifyOptions } from './fastify-options.js';
 
 async function main() {
@@ -50,6 +51,11 @@ async function main() {
 }
 
 main().catch((err) => {
+  // A database from a newer release: the message says what to run instead, no stack needed.
+  if (err instanceof NewerDatabaseError) {
+    console.error(`Refusing to start: ${err.message}`);
+    process.exit(1);
+  }
   console.error(err);
   process.exit(1);
 });

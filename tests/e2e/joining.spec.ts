@@ -91,6 +91,8 @@ test('the operator opens an invite-only server, a friend joins through the link,
   const admin = new AdminPage(page);
   await admin.goto();
   const settings = new RegistrationSettings(page);
+  // The release it runs, to match against CHANGELOG.md (GET /api/instance's version).
+  await expect(settings.serverPage.getByTestId('app-version')).toHaveText(/^Shower Beer \d+\.\d+\.\d+$/);
   await settings.setServerPage('Hops & Steam', 'Friends of the sauna club share their after-sauna beers.', RULES);
   await settings.setMode('Invite only');
   const link = await settings.createInvite(1);

@@ -1,21 +1,70 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { APP_VERSION, versionName, versionNumber } from '../version.js';
 import * as schema from './schema.js';
 
 export interface DatabaseHandle {
   /** The connection: every repository prepares its statements on it (drizzle only migrates). */
   sqlite: Database.Database;
+  /** The migrations this open applied (their tags, oldest first; [] when none was due). */
+  applied: string[];
   close(): void;
+}
+
+interface JournalEntry {
+  idx: number;
+  when: number;
+  tag: string;
+}
+
+/** The migrations a folder holds, oldest first (drizzle's journal: `when` is what it records as created_at). */
+export function readJournal(migrationsDir: string): JournalEntry[] {
+  return (JSON.parse(readFileSync(join(migrationsDir, 'meta', '_journal.json'), 'utf8')) as { entries: JournalEntry[] }).entries;
+}
+
+/** A database written by a newer release than this server: starting on it could lose data. */
+export class NewerDatabaseError extends Error {}
+
+/**
+ * Refuses, before anything is written, a database that a newer release migrated further than
+ * the migrations this server has: drizzle would skip them silently and the older code would run
+ * on a schema it does not know. Read-only: the file is left as it was.
+ */
+export function checkNotNewer(file: string, migrationsDir: string): void {
+  if (file === ':memory:' || !existsSync(file)) return;
+  const journal = readJournal(migrationsDir);
+  const known = new Set(journal.map((e) => e.when));
+  const newestKnown = journal.at(-1);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+    if (!hasTable) return;
+    const rows = db.prepare('SELECT created_at AS createdAt FROM __drizzle_migrations').all() as Array<{ createdAt: number | string }>;
+    const unknown = rows.map((r) => Number(r.createdAt)).filter((when) => !known.has(when) && when > (newestKnown?.when ?? 0));
+    if (unknown.length === 0) return;
+    const written = versionName(Number(db.pragma('user_version', { simple: true })));
+    throw new NewerDatabaseError(
+      `This database (${file}) was last run by Shower Beer ${written}, which applied ${unknown.length} migration(s) newer than ` +
+        `${newestKnown?.tag ?? 'any'}, the newest this server, Shower Beer ${APP_VERSION}, knows. Starting would run old code on a ` +
+        `schema it does not know, so nothing was changed. Run Shower Beer ${written} or newer, or restore the backup made ` +
+        `before the upgrade (docs/self-hosting.md, "Upgrade").`,
+    );
+  } finally {
+    db.close();
+  }
 }
 
 /**
  * Opens (creating if needed) the SQLite database, sets the pragmas every
- * connection needs, and applies the committed migrations.
+ * connection needs, and applies the committed migrations, after refusing a
+ * database a newer release wrote (checkNotNewer). Records the app's version in
+ * PRAGMA user_version, so that an older release's refusal can name it.
  */
 export function openDatabase(file: string, migrationsDir: string): DatabaseHandle {
+  checkNotNewer(file, migrationsDir);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
@@ -24,9 +73,26 @@ export function openDatabase(file: string, migrationsDir: string): DatabaseHandl
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   readPragmas(sqlite, 65536);
-  migrate(drizzle(sqlite, { schema }), { migrationsFolder: migrationsDir });
+  const before = appliedCreatedAt(sqlite);
+  // A migration that builds an index or rebuilds a table sorts every row: with temp_store =
+  // MEMORY that sort lives in the heap (hundreds of MiB for the reference set's 5M likes,
+  // scripts/bench-migrations.ts); on disk it takes what it needs. Reads keep MEMORY after.
+  sqlite.pragma('temp_store = FILE');
+  try {
+    migrate(drizzle(sqlite, { schema }), { migrationsFolder: migrationsDir });
+  } finally {
+    sqlite.pragma('temp_store = MEMORY');
+  }
+  const after = appliedCreatedAt(sqlite);
+  const applied = readJournal(migrationsDir)
+    .filter((e) => after.has(e.when) && !before.has(e.when))
+    .map((e) => e.tag);
+  // Never lowered: an older release on the same migrations leaves the newer one's number.
+  const version = versionNumber(APP_VERSION);
+  if (Number(sqlite.pragma('user_version', { simple: true })) < version) sqlite.pragma(`user_version = ${version}`);
   return {
     sqlite,
+    applied,
     close() {
       if (!sqlite.open) return;
       try {
@@ -48,6 +114,12 @@ export function openReader(file: string): Database.Database {
   sqlite.pragma('query_only = ON');
   readPragmas(sqlite, 32768);
   return sqlite;
+}
+
+function appliedCreatedAt(sqlite: Database.Database): Set<number> {
+  const hasTable = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!hasTable) return new Set();
+  return new Set((sqlite.prepare('SELECT created_at AS createdAt FROM __drizzle_migrations').all() as Array<{ createdAt: number | string }>).map((r) => Number(r.createdAt)));
 }
 
 /** What every connection, the writer's and the readers', sets for its reads. */

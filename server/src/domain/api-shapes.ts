@@ -336,6 +336,8 @@ export const Instance = Type.Object({
   registrationMode: RegistrationModeName,
   /** Members (not only operators) may make invite links. */
   membersCanInvite: Type.Boolean(),
+  /** The app's version (CHANGELOG.md), e.g. 0.4.0: what a self-hoster runs. */
+  version: Type.String(),
 });
 
 /** An invite link as its maker (or an operator) sees it; the code itself is shown once, when it is made. */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { REGISTRATION_MODES, type RegistrationMode } from '../config.js';
 import { badRequest } from '../errors.js';
+import { APP_VERSION } from '../version.js';
 import { cleanText } from './text.js';
 
 /** Limits of the server's own page (docs/registration.md). */
@@ -16,6 +17,8 @@ export interface InstanceSettings {
   rules: string[];
   registrationMode: RegistrationMode;
   membersCanInvite: boolean;
+  /** The app's version (server/src/version.ts), not stored: shown with the settings, never changed by them. */
+  version: string;
 }
 
 export interface InstanceChange {
@@ -66,6 +69,7 @@ export function createInstanceRepository(sqlite: Database.Database, initialMode:
       rules: row.rules === '' ? [] : row.rules.split('\n'),
       registrationMode: row.registrationMode,
       membersCanInvite: row.membersCanInvite === 1,
+      version: APP_VERSION,
     };
   };
 

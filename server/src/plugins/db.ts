@@ -15,6 +15,9 @@ export default fp<{ config: Config; database?: DatabaseHandle }>(
     fastify.decorate('config', opts.config);
     const database = opts.database ?? openDatabase(opts.config.databaseFile, opts.config.migrationsDir);
     fastify.decorate('database', database);
+    if (database.applied.length > 0) {
+      fastify.log.info({ migrations: database.applied }, `applied ${database.applied.length} migration(s) at start, up to ${database.applied.at(-1)}`);
+    }
     fastify.addHook('onClose', async () => {
       if (!opts.database) database.close();
     });

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { APP_VERSION } from '../../src/version.js';
 import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 
 t.test('the operator sets the server\'s name, description and rules; anyone reads them without a token', async (t) => {
@@ -19,6 +20,7 @@ t.test('the operator sets the server\'s name, description and rules; anyone read
     rules: ['Be kind', 'No faces without consent', 'Cheers responsibly'],
     registrationMode: 'open',
     membersCanInvite: false,
+    version: APP_VERSION,
   };
   t.same(saved.json(), expected, 'one line a rule, blank lines dropped, the name on one line');
   const read = await app.inject({ method: 'GET', url: '/api/instance' });

@@ -84,6 +84,10 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
       <h2 id={`${id}-h`} className={admin.sectionTitle}>
         Server page
       </h2>
+      {/* The version a self-hoster runs, to match against CHANGELOG.md before and after an upgrade. */}
+      <p className={styles.hint} data-testid="app-version">
+        Shower Beer {instance.version}
+      </p>
       <form className={styles.card} onSubmit={save}>
         <label className={styles.label} htmlFor={`${id}-name`}>
           Name
