@@ -122,7 +122,7 @@ t.test('oidc: a suspended or removed member\'s link is refused at the first sign
     t.same(res.json(), { error: 'invite_invalid', message: 'This invite link was withdrawn. Ask the person who sent it for a new one.' });
   }
   t.equal(countUsers(kc.app), users, 'no account made');
-  t.equal(kc.app.database.sqlite.prepare<[], number>('SELECT sum(uses) FROM invites WHERE id IN (?, ?)').pluck().get(fromSpammer.invite.id, fromLeaver.invite.id), 0);
+  t.equal(kc.app.database.sqlite.prepare<[number, number], number>('SELECT sum(uses) FROM invites WHERE id IN (?, ?)').pluck().get(fromSpammer.invite.id, fromLeaver.invite.id), 0);
 });
 
 t.test('"Members can invite" off withdraws members\' open links for good; operators\' stay', async (t) => {
