@@ -105,3 +105,17 @@ t.test('the author still edits and deletes their own post; someone who sees it g
   t.match(await asOwner('DELETE', `/api/comment?commentId=${comment}`), { status: 200 });
   t.match(await asOwner('DELETE', `/api/post?postId=${post}`), { status: 200, json: { deleted: true } });
 });
+
+t.test('someone who blocked the caller by name answers follow and unfollow as an unknown name', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const blocker = await createUser('blocker');
+  const blocked = await createUser('blocked');
+  t.equal((await client(app, blocker.token)('POST', '/api/account/blocked/block')).status, 200);
+  const asBlocked = client(app, blocked.token);
+  for (const method of ['POST', 'DELETE'] as const) {
+    const none = await asBlocked(method, '/api/account/nobody-here/follow');
+    const hidden = await asBlocked(method, '/api/account/blocker/follow');
+    t.equal(none.status, 404);
+    t.same({ status: hidden.status, body: hidden.body.replace('blocker', 'nobody-here') }, { status: none.status, body: none.body }, `${method} follow`);
+  }
+});
