@@ -2,9 +2,13 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 
-/** Drops query strings that carry capabilities (upload signatures) from logged URLs. */
+/**
+ * Drops query strings that carry capabilities from logged URLs: upload signatures, tokens, and
+ * invite codes (an invite link's `/?invite=`, carried through the sign-in pages), each of which
+ * lets someone in to whoever reads the log.
+ */
 function safeUrl(url: string): string {
-  return url.replace(/([?&](?:sig|signature|X-Amz-Signature|access_token|token)=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:sig|signature|X-Amz-Signature|access_token|token|invite)=)[^&]*/gi, '$1[redacted]');
 }
 
 const coercingCompiler = AjvCompiler();

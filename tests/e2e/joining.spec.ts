@@ -222,6 +222,15 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await shot(member, 'account-invite-phone');
   await memberContext.close();
 
+  // Turning the switch off withdraws the member's open link; the operator page says why (issue 45).
+  await settings.whoMayJoin.getByRole('checkbox', { name: /Members can invite/ }).uncheck();
+  await settings.whoMayJoin.getByRole('button', { name: 'Save registration' }).click();
+  await expect(settings.whoMayJoin.getByRole('status')).toHaveText('Saved: Invite only.');
+  await page.reload();
+  await expect(settings.invites.getByRole('list', { name: 'Invite links' }).getByRole('listitem').filter({ hasText: `By ${friend.username}` })).toContainText(
+    'Withdrawn: “Members can invite” was turned off',
+  );
+
   // Put the server back as the other specs expect a server to be (it is this spec's own, but tidy anyway).
   await settings.setMode('Open');
 });

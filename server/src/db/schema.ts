@@ -559,6 +559,13 @@ export const invites = sqliteTable(
     maxUses: integer('max_uses').notNull(),
     uses: integer('uses').notNull().default(0),
     revokedAt: integer('revoked_at'),
+    /**
+     * Why it was withdrawn (migration 0026): 'by_hand' (its maker or an operator), 'maker_suspended',
+     * 'maker_removed', or 'members_off' (an operator turned "Members can invite" off).
+     */
+    revokedReason: text('revoked_reason'),
+    /** Whether its maker was an operator when they made it: turning "Members can invite" off withdraws the others. */
+    byOperator: integer('by_operator').notNull().default(0),
   },
   (t) => [uniqueIndex('invites_code_hash_unique').on(t.codeHash), index('invites_created_by_idx').on(t.createdBy, t.createdAt)],
 );

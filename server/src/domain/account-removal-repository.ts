@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { createCounters } from './counters.js';
+import { createInvitesRepository } from './invites-repository.js';
 import { createSuspensionSteps } from './suspension.js';
 
 export interface RemovedAccount {
@@ -17,7 +18,7 @@ export interface RemovedAccount {
  * Removes an account's traces in one IMMEDIATE transaction: its posts (with the
  * likes and comments on them), its likes, comments and follows (with the
  * counters they moved on other people's posts and profiles), its uploads and
- * its embedded-provider account. The users row stays, marked deleted and
+ * its embedded-provider account, and withdraws its invite links. The users row stays, marked deleted and
  * renamed out of the way, so its tokens stay refused and its name is free.
  *
  * Feeds never filter on users.deleted_at (posts-repository.ts): the rows are
@@ -54,6 +55,7 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
 
   const suspension = createSuspensionSteps(sqlite);
   const counters = createCounters(sqlite);
+  const invites = createInvitesRepository(sqlite);
   const remove = sqlite.transaction((userId: number, now: number): RemovedAccount | null => {
     const user = live.get(userId);
     if (!user) return null;
@@ -64,6 +66,8 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
     const removed = { postCount: postCount.get(userId) ?? 0, mediaKeys: mediaKeys.all(userId, userId), mediumKeys: mediumKeys.all(userId, userId), uploadKeys: uploadKeys.all(userId) };
     const params = { me: userId, sub: user.sub, now };
     for (const step of steps) step.run(params);
+    // Its open invite links go with it (the rows stay: the operator page says they were withdrawn, and why).
+    invites.revokeAllBy(userId, 'maker_removed', now);
     counters.accountRemoved(userId);
     return removed;
   });

@@ -350,6 +350,19 @@ export const InviteView = Type.Object({
   uses: Type.Integer(),
   usesLeft: Type.Integer(),
   state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used_up'), Type.Literal('revoked')]),
+  /**
+   * Why a withdrawn link (state 'revoked') was withdrawn, else null: by its maker or an operator,
+   * its maker suspended or removed, "Members can invite" turned off, or its maker otherwise unable
+   * to act (waiting for approval or turned down).
+   */
+  withdrawnBecause: Type.Union([
+    Type.Literal('by_hand'),
+    Type.Literal('maker_suspended'),
+    Type.Literal('maker_removed'),
+    Type.Literal('members_off'),
+    Type.Literal('maker_inactive'),
+    Type.Null(),
+  ]),
 });
 
 /** POST /api/invites: the new invite with its code and the link to hand over. */

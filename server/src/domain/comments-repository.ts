@@ -44,6 +44,10 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = ?`);
   const remove = sqlite.prepare<[number]>('DELETE FROM comments WHERE id = ?');
+  // A comment @viewer sees on its post: the rule of the list above, for one comment.
+  const commentSeen = sqlite.prepare<{ id: number; viewer: number }, number>(`
+    SELECT 1 FROM comments c JOIN posts p ON p.id = c.post_id
+    WHERE c.id = @id AND c.hidden = 0 AND ((p.is_anonymous = 1 AND c.user_id = p.user_id) OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))`).pluck();
   // comment_count, the author's comments_received and their bell (counters.ts).
   const counters = createCounters(sqlite);
 
@@ -68,7 +72,13 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
   const removeComment = (commentId: number, userId: number | null) => {
     const row = find.get(commentId);
     if (!row) throw notFound('This comment does not exist.');
-    if (userId !== null && row.userId !== userId) throw forbidden('Only the person who wrote a comment can delete it.');
+    if (userId !== null && row.userId !== userId) {
+      // Someone else's comment the caller cannot see (its post hidden from them, or the comment): as if it did not exist.
+      if (!posts.findVisible(row.postId, userId) || commentSeen.get({ id: commentId, viewer: userId }) === undefined) {
+        throw notFound('This comment does not exist.');
+      }
+      throw forbidden('Only the person who wrote a comment can delete it.');
+    }
     remove.run(commentId);
     // A hidden comment (its author suspended) was already taken out of the counters (moderation-repository.ts).
     if (row.hidden === 1) return row;

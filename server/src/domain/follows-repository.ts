@@ -131,14 +131,15 @@ export function createFollowsRepository(sqlite: Database.Database) {
     const followee = target.get(username);
     if (!followee) throw notFound(`There is no user named "${username}".`);
     if (followee.id === followerId) throw badRequest('You cannot follow yourself.');
+    const blocked = block.get({ a: followerId, b: followee.id });
+    // Blocked by them by name, or by the caller before blocks named a post (shown without a name): as if
+    // there were no such user, to unfollow too (a 409 there told the blocked person the blocker exists).
+    if (blocked && blocked.byPost !== 1 && (blocked.blockerId !== followerId || blocked.viaAnonymousPost === 1)) {
+      throw notFound(`There is no user named "${username}".`);
+    }
     if (follow) {
-      const blocked = block.get({ a: followerId, b: followee.id });
       // They blocked the caller through one of the caller's anonymous posts: their profile shows, the follow is refused.
       if (blocked?.byPost === 1) throw forbidden(`${username} has blocked you: you cannot follow them.`);
-      // Blocked by them by name, or by the caller before blocks named a post (shown without a name): as if there were no such user.
-      if (blocked && (blocked.blockerId !== followerId || blocked.viaAnonymousPost === 1)) {
-        throw notFound(`There is no user named "${username}".`);
-      }
       if (blocked) throw conflict(`You blocked ${username}. Unblock them to follow.`);
     }
     if (follow) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { REGISTRATION_MODES, type RegistrationMode } from '../config.js';
 import { badRequest } from '../errors.js';
 import { APP_VERSION } from '../version.js';
+import { createInvitesRepository } from './invites-repository.js';
 import { cleanText } from './text.js';
 
 /** Limits of the server's own page (docs/registration.md). */
@@ -60,6 +61,7 @@ export function createInstanceRepository(sqlite: Database.Database, initialMode:
     UPDATE instance_settings SET name = @name, description = @description, rules = @rules, registration_mode = @mode,
       members_can_invite = @members, updated_at = @at WHERE id = 1`);
   const listeners = new Set<(settings: InstanceSettings) => void>();
+  const invites = createInvitesRepository(sqlite);
 
   const get = (): InstanceSettings => {
     const row = read.get() ?? { name: DEFAULT_INSTANCE_NAME, description: '', rules: '', registrationMode: initialMode, membersCanInvite: 0 };
@@ -107,14 +109,20 @@ export function createInstanceRepository(sqlite: Database.Database, initialMode:
   }
 
   const update = sqlite.transaction((change: InstanceChange): InstanceSettings => {
-    const next = validate(change, get());
+    const current = get();
+    const next = validate(change, current);
+    const at = Date.now();
+    // Turning "Members can invite" off withdraws the open links members made (docs/registration.md,
+    // "Invite links"): the switch then means what it says at once, and turning it on again gives
+    // nothing back. Operators' links stay.
+    if (current.membersCanInvite && !next.membersCanInvite) invites.revokeMembers(at);
     write.run({
       name: next.name,
       description: next.description,
       rules: next.rules.join('\n'),
       mode: next.registrationMode,
       members: next.membersCanInvite ? 1 : 0,
-      at: Date.now(),
+      at,
     });
     return next;
   });

@@ -88,7 +88,11 @@ export function createPostEditsRepository(sqlite: Database.Database, posts: Post
     const post = editable.get(postId);
     // Removed (the row is gone), a profile picture, or hidden by an operator's suspension: nothing to edit.
     if (!post || post.isProfilePicture === 1 || post.hidden === 1) throw notFound('This post does not exist.');
-    if (post.userId !== userId) throw forbidden('Only the author can edit this post.');
+    if (post.userId !== userId) {
+      // Someone else's post they cannot see (a private account's, across a block): as if it did not exist.
+      if (!posts.findVisible(postId, userId)) throw notFound('This post does not exist.');
+      throw forbidden('Only the author can edit this post.');
+    }
     for (const index of changes.altTexts?.keys() ?? []) {
       if (index >= post.photoCount) {
         throw badRequest(
@@ -121,7 +125,7 @@ export function createPostEditsRepository(sqlite: Database.Database, posts: Post
   });
 
   return {
-    /** The author's edit: 404 for a post that is not there (removed), 403 for someone else's, 400 for a photo it does not have. */
+    /** The author's edit: 404 for a post that is not there (removed) or the caller cannot see, 403 for someone else's they see, 400 for a photo it does not have. */
     edit: (postId: number, userId: number, changes: PostChanges, at = Date.now()) => edit.immediate(postId, userId, changes, at),
     /**
      * Every version of a post `viewer` may see (the same rule as its comments: posts.findVisible),

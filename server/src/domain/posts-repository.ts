@@ -83,6 +83,19 @@ export interface VisiblePost {
   isAnonymous: number;
 }
 
+/**
+ * The post `@viewer` may see by id, or nothing: listable, not hidden by a suspension, its author
+ * live, and neither a block nor a private account between them. Every read and write by a post's
+ * id answers 404 when this finds nothing, exactly as for an id that never existed (issue 45), so
+ * no answer tells that a post the caller cannot see is there.
+ */
+export const prepareVisiblePost = (sqlite: Database.Database) =>
+  sqlite.prepare<{ post: number; viewer: number }, VisiblePost>(`
+    SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
+    FROM posts p JOIN users u ON u.id = p.user_id
+    WHERE p.id = @post AND p.is_profile_picture = 0 AND p.hidden = 0 AND u.deleted_at IS NULL
+      AND ${POST_SEEN} AND ${PRIVATE_SEEN}`);
+
 // The winners of a page are loaded with their author, counters and likedByUser
 // (one probe of the likes primary key) in the same statement as the keyset.
 const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altText, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
@@ -309,11 +322,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   /** Post id → its first comments and the comment_count and comments_epoch they were read at. */
   const keptComments = new LruMap<number, { count: number; epoch: number; rows: CommentRow[] }>(FIRST_COMMENTS_CACHE_MAX);
 
-  const visible = sqlite.prepare<{ post: number; viewer: number }, VisiblePost>(`
-    SELECT p.id, p.user_id AS userId, p.is_anonymous AS isAnonymous
-    FROM posts p JOIN users u ON u.id = p.user_id
-    WHERE p.id = @post AND p.is_profile_picture = 0 AND p.hidden = 0 AND u.deleted_at IS NULL
-      AND ${POST_SEEN} AND ${PRIVATE_SEEN}`);
+  const visible = prepareVisiblePost(sqlite);
   // The author blocked the viewer through one of the viewer's anonymous posts: the viewer
   // still sees their named posts (hiding them would tell the author nothing, but the viewer
   // would learn who blocked them only by what vanished), and may no longer like, comment or follow.

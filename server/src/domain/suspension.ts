@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { createCounters } from './counters.js';
+import { createInvitesRepository } from './invites-repository.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
@@ -15,6 +16,8 @@ import { createCounters } from './counters.js';
  * - a suspended account has no profile, so nobody can unfollow or block it;
  * - removing a suspended account lifts the suspension first, in its transaction
  *   (account-removal-repository.ts).
+ * Suspending also withdraws the account's open invite links (invites-repository.ts); lifting
+ * does not bring them back, so links a spammer handed out stay dead.
  */
 export function createSuspensionSteps(sqlite: Database.Database) {
   // The counters and bells it moves are counters.ts's (suspending, suspensionLifted).
@@ -25,6 +28,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
   ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
   // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
   const counters = createCounters(sqlite);
+  const invites = createInvitesRepository(sqlite);
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
@@ -40,6 +44,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
       counters.suspending(user);
       apply(user, -1);
       mark.run({ user, at, reason });
+      invites.revokeAllBy(user, 'maker_suspended', at);
     },
     /** Inside the caller's transaction; nothing when the account is not suspended. */
     lift(user: number) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { limitBy } from '../db/rows.js';
 import { createLiveUserCheck } from '../domain/live-user.js';
 import { createCounters } from '../domain/counters.js';
+import { prepareVisiblePost } from '../domain/posts-repository.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
 
@@ -115,6 +116,7 @@ export function createMediaRepository(sqlite: Database.Database) {
      FROM posts WHERE id = ?`,
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
+  const visiblePost = prepareVisiblePost(sqlite);
   // users.post_count and the rest, and the author's bell (domain/counters.ts).
   const counters = createCounters(sqlite);
   const clearPictureStmt = sqlite.prepare<[number, string]>(
@@ -178,7 +180,10 @@ export function createMediaRepository(sqlite: Database.Database) {
     if (userId !== null) live.assert(userId);
     const post = postForDelete.get(postId);
     if (!post || (userId === null && post.isProfilePicture)) return { outcome: 'not_found' };
-    if (userId !== null && post.userId !== userId) return { outcome: 'forbidden' };
+    if (userId !== null && post.userId !== userId) {
+      // Someone else's post the caller cannot see (a private account's, across a block, hidden): as if it did not exist.
+      return visiblePost.get({ post: postId, viewer: userId }) ? { outcome: 'forbidden' } : { outcome: 'not_found' };
+    }
     const moreMediaKeys = morePhotoKeys.all(postId);
     record?.({ ...post, moreMediaKeys });
     counters.postDeleted(post); // its notifications leave the author's bell, the post its counters

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { InstanceSettings } from '../domain/instance-repository.js';
 import { publicConfig } from '../routes/public-config.js';
 import { accepts, varyOnAcceptEncoding } from '../compression.js';
 import { prerender, type Prerendered } from './prerender.js';
@@ -71,16 +72,19 @@ export default fp(
       },
     });
     const directives = pageDirectives(fastify.config);
-    const settings: PageSettings = {
-      config: publicConfig(fastify.config, fastify.instance.get()),
-      policy: (inline) => pagePolicy(directives, inline),
-    };
+    const policy: PageSettings['policy'] = (inline) => pagePolicy(directives, inline);
     /** The server's name (the operator page sets it, domain/instance-repository.ts) as the page's title. */
-    const withServerName = (html: string) => html.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(fastify.instance.get().name)}</title>`);
+    const withServerName = (html: string, name: string) => html.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(name)}</title>`);
     const prerenderEntry = join(dist, '.ssr', 'prerender.mjs');
-    /** The build as it is on disk now; throws if it has no index.html (being rebuilt). */
-    const readBuild = async (): Promise<WebBuild> => {
-      const html = withServerName(await readFile(index, 'utf8'));
+    /**
+     * The build as it is on disk now, made with one reading of the server's settings: its title,
+     * the config the prerender renders with and the config inlined in its pages all come from
+     * `instance`, so a save during the rebuild (issue 45) cannot leave a page naming two names.
+     * Throws if it has no index.html (being rebuilt).
+     */
+    const readBuild = async (instance: InstanceSettings): Promise<{ build: WebBuild; settings: PageSettings }> => {
+      const settings: PageSettings = { config: publicConfig(fastify.config, instance), policy };
+      const html = withServerName(await readFile(index, 'utf8'), instance.name);
       const json = async <T>(file: string): Promise<T | null> => {
         try {
           return JSON.parse(await readFile(join(dist, '.vite', file), 'utf8')) as T;
@@ -100,22 +104,29 @@ export default fp(
           fastify.log.warn({ err }, 'web: the screens could not be prerendered; index.html is served without them');
         }
       }
-      return {
+      const build = {
         html,
         manifest: (await json<Record<string, ManifestChunk>>('manifest.json')) ?? {},
         screens: await json<ScreenTable>('screens.json'),
         stylesheets,
         prerendered,
       };
+      return { build, settings };
+    };
+    /** Pages from the build on disk and the settings as they are when the rebuild starts. */
+    const makePages = async (): Promise<Pages> => {
+      const { build, settings } = await readBuild(fastify.instance.get());
+      return buildPages(build, settings);
     };
 
     /**
      * The pages, made once per build (plugins/web-pages.ts). Rebuilt at start and when the build
      * changes, one rebuild at a time (a change during one runs one more after it); while the build
      * is being replaced (dist/ emptied by `npm run build`), or if a rebuild fails, the last good
-     * pages keep answering.
+     * pages keep answering. A save of the settings during a rebuild asks for one more, so the
+     * last pages made are those of the last save.
      */
-    let pages: Pages = buildPages(await readBuild(), settings);
+    let pages: Pages = await makePages();
     let running: Promise<void> | null = null;
     let again = false;
     const reload = (): Promise<void> => {
@@ -127,7 +138,7 @@ export default fp(
         do {
           again = false;
           try {
-            pages = buildPages(await readBuild(), settings);
+            pages = await makePages();
           } catch (err) {
             fastify.log.debug({ err }, 'web: the build could not be read; the last one keeps answering');
           }
@@ -137,10 +148,7 @@ export default fp(
     };
     fastify.decorate('reloadWebPages', reload);
     // A new name, description or rules: the pages (title, inlined config, the landing page's first render) are made again.
-    fastify.instance.onChange(() => {
-      settings.config = publicConfig(fastify.config, fastify.instance.get());
-      void reload();
-    });
+    fastify.instance.onChange(() => void reload());
 
     // The manifest with the server's name: installed apps and their launchers show it.
     fastify.get('/manifest.webmanifest', async (_request, reply) => {

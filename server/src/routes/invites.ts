@@ -11,7 +11,10 @@ import { ErrorBody, errors, IdParam, writeErrors } from './api-schemas.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function inviteView(row: InviteRow, now = Date.now()) {
-  const state = row.revokedAt !== null ? 'revoked' : row.uses >= row.maxUses ? 'used_up' : row.expiresAt <= now ? 'expired' : 'active';
+  // A link whose maker can no longer act is refused (invites-repository.ts) and shown withdrawn even
+  // before anything wrote its withdrawal (a maker left waiting or turned down: they made none since).
+  const withdrawn = row.revokedAt !== null || !row.makerActive;
+  const state = withdrawn ? 'revoked' : row.uses >= row.maxUses ? 'used_up' : row.expiresAt <= now ? 'expired' : 'active';
   return {
     id: row.id,
     createdBy: row.createdBy,
@@ -21,6 +24,7 @@ export function inviteView(row: InviteRow, now = Date.now()) {
     uses: row.uses,
     usesLeft: state === 'active' ? row.maxUses - row.uses : 0,
     state: state as 'active' | 'expired' | 'used_up' | 'revoked',
+    withdrawnBecause: withdrawn ? (row.revokedReason ?? ('maker_inactive' as const)) : null,
   };
 }
 
@@ -55,8 +59,8 @@ const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   });
 
   fastify.post('/invites', { schema: { body: NewInviteBody, response: { 200: NewInvite, ...writeErrors } } }, async (request) => {
-    allowed(request);
-    const { id, code } = invites.create(request.user.id, request.body.expiresInHours, request.body.maxUses);
+    const operator = allowed(request);
+    const { id, code } = invites.create(request.user.id, request.body.expiresInHours, request.body.maxUses, operator);
     const row = invites.get(id)!;
     return { invite: inviteView(row), code, url: `${fastify.config.publicUrl}/?invite=${code}` };
   });

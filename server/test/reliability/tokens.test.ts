@@ -162,6 +162,10 @@ t.test('tokens and upload signatures never appear in the server log', async (t) 
   await server.inject({ method: 'POST', url: '/api/like', headers: bearer(token), payload: '{bad json' });
   await server.inject({ method: 'GET', url: `/app/account#access_token=${token}` });
   await server.inject({ method: 'GET', url: `/nope?token=${token}` });
+  // An invite link and the sign-in pages that carry its code: a code lets anyone in (issue 45).
+  const invite = 'Inv1teCodeThatMustNotLeak_x';
+  await server.inject({ method: 'GET', url: `/?invite=${invite}` });
+  await server.inject({ method: 'GET', url: `/oauth2/signup?response_type=token&client_id=shower-beer&invite=${invite}&redirect_uri=x` });
   const signed = await presign(server, token, { fileName: 'a.jpg', fileType: 'image/jpeg' });
   const { uploadUrl } = signed.json() as { uploadUrl: string };
   const sig = new URL(uploadUrl).searchParams.get('sig')!;
@@ -172,6 +176,8 @@ t.test('tokens and upload signatures never appear in the server log', async (t) 
   t.ok(lines.length > 10, `the log was captured (${lines.length} lines)`);
   t.match(log, /discover-posts/, 'requests are logged');
   t.match(log, /access_token=\[redacted\]/, 'a token in a query string is logged masked');
+  t.notOk(log.includes(invite), 'an invite code is not in the log');
+  t.match(log, /invite=\[redacted\]/, 'an invite code in a query string is logged masked');
   for (const [name, secret] of Object.entries({ token, expired, signature: sig })) {
     t.notOk(log.includes(secret), `the ${name} is not in the log`);
     // Parts are secrets too: a JWT's signature alone, or its payload, identify the session.

@@ -14,6 +14,20 @@ const EXPIRY: { hours: number; label: string }[] = [
 const USES = [1, 5, 10, 25, 100];
 
 const STATE_LABELS: Record<Invite['state'], string> = { active: 'Active', expired: 'Expired', used_up: 'Used up', revoked: 'Withdrawn' };
+/** Why a link was withdrawn, as the server says it (docs/registration.md, "Invite links"). */
+const WITHDRAWN_LABELS: Record<NonNullable<Invite['withdrawnBecause']>, string> = {
+  by_hand: 'Withdrawn',
+  maker_suspended: 'Withdrawn: its maker was suspended',
+  maker_removed: 'Withdrawn: its maker’s account was removed',
+  members_off: 'Withdrawn: “Members can invite” was turned off',
+  maker_inactive: 'Withdrawn: its maker cannot use the server now',
+};
+const stateLabel = (inv: Invite) =>
+  inv.state === 'active'
+    ? `${inv.usesLeft} of ${inv.maxUses} uses left`
+    : inv.withdrawnBecause
+      ? WITHDRAWN_LABELS[inv.withdrawnBecause]
+      : STATE_LABELS[inv.state];
 
 const message = (err: unknown) => (err instanceof Error ? err.message : 'That did not work. Please try again.');
 
@@ -113,9 +127,7 @@ export function InviteLinks() {
           {invites.map((inv) => (
             <li key={inv.id} className={styles.row}>
               <div className={styles.rowText}>
-                <strong>
-                  {inv.state === 'active' ? `${inv.usesLeft} of ${inv.maxUses} uses left` : STATE_LABELS[inv.state]}
-                </strong>
+                <strong>{stateLabel(inv)}</strong>
                 <span className={styles.meta}>
                   By {inv.createdBy} · used {inv.uses} · {inv.state === 'expired' ? 'expired' : 'expires'} {formatDate(inv.expires_at)}
                 </span>

@@ -169,7 +169,10 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
           <input type="checkbox" checked={membersCanInvite} onChange={(e) => setMembersCanInvite(e.target.checked)} />
           <span>
             <strong>Members can invite</strong>
-            <span className={styles.hint}>Everyone on the server can make invite links, not only operators.</span>
+            <span className={styles.hint}>
+              Everyone on the server can make invite links, not only operators. Turning it off withdraws the open links members made;
+              turning it on again does not bring them back.
+            </span>
           </span>
         </label>
         <Status status={status} />
