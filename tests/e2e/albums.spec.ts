@@ -1,32 +1,20 @@
 import { mkdirSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { collectDialogs, expect, makeImage, PHONE_AND_DESKTOP, signUp, test, uniqueText } from './fixtures';
+import { collectDialogs, expect, makeImage, PHONE_AND_DESKTOP, joinViaApi, test, uniqueText } from './fixtures';
 
 // Issue 38, parts 1 and 2: an album made on the create screen (chosen together and one at a time,
 // described, reordered), then seen as a carousel on Discover and marked on the profile grid.
 const SHOTS = process.env.E2E_SHOTS_DIR ?? '/tmp/shots/albums';
 
-async function axeClean(page: Page, what: string): Promise<void> {
-  await page.emulateMedia({ reducedMotion: 'reduce' });
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze();
-  const found = violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect.soft(found, `axe on ${what}`).toEqual([]);
-  await page.emulateMedia({ reducedMotion: 'no-preference' });
-}
-
 for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`albums on a ${name}`, () => {
     test.use({ viewport });
 
-    test('a 3-photo album is described, reordered, posted in that order, and browsed as a carousel', async ({ page, provider }) => {
+    test('a 3-photo album is described, reordered, posted in that order, and browsed as a carousel', async ({ page, provider, axe }) => {
       mkdirSync(SHOTS, { recursive: true });
       const dialogs = collectDialogs(page);
-      await signUp(page, provider);
+      await joinViaApi(page, provider);
       const create = new CreatePostPage(page);
       await create.goto();
 
@@ -70,7 +58,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
 
       const caption = uniqueText('Three from the lake');
       await create.caption.fill(caption);
-      await axeClean(page, `the album create screen (${name})`);
+      await axe(page, 'create post, an album');
       if (name === 'phone') await page.screenshot({ path: `${SHOTS}/create-album-phone.png`, fullPage: true });
       else await page.screenshot({ path: `${SHOTS}/create-album-desktop.png`, fullPage: true });
       await create.submit.click();
@@ -145,7 +133,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
 
       await carousel.getByRole('button', { name: 'Next photo' }).click();
       await expect(carousel.getByText('2 of 3')).toBeAttached();
-      await axeClean(page, `Discover with an album (${name})`);
+      await axe(page, 'discover, an album');
       await page.waitForTimeout(350); // the slide's settling transition
       await card.root.screenshot({ path: `${SHOTS}/carousel-${name}.png` });
     });
@@ -154,7 +142,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
 
 test('the create screen takes at most 10 photos, says so, and a removed one makes room again', async ({ page, provider }) => {
   const dialogs = collectDialogs(page);
-  await signUp(page, provider);
+  await joinViaApi(page, provider);
   const create = new CreatePostPage(page);
   await create.goto();
   const files: string[] = [];

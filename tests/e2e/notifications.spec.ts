@@ -1,7 +1,7 @@
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
-import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
 
 for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`notifications on a ${name}`, () => {
@@ -13,7 +13,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       browser,
       baseURL,
     }, testInfo) => {
-      const author = await signUp(page, provider);
+      const author = await joinViaApi(page, provider);
       const caption = uniqueText('Bell beer');
       await createPostViaApi(page, caption);
       const nav = new NavBar(page);

@@ -10,7 +10,7 @@ import {
   followerNames,
   makeImage,
   secondPerson,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
@@ -22,7 +22,7 @@ test.describe('likes and comments', () => {
     browser,
     baseURL,
   }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const caption = uniqueText('Likeable');
     await new CreatePostPage(page).goto();
     await new CreatePostPage(page).create(await makeImage(), caption);
@@ -84,7 +84,7 @@ test.describe('likes and comments', () => {
   });
 
   test('a feed loads in one request per page, with no like or comment call per post', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     for (const n of [1, 2]) {
       await new CreatePostPage(page).goto();
       await new CreatePostPage(page).create(await makeImage(), uniqueText(`Feed post ${n}`));
@@ -108,7 +108,7 @@ test.describe('likes and comments', () => {
 
 test.describe('paging', () => {
   test('Discover loads the next page with the last cursor as you scroll', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const first = uniqueText('Oldest of twelve');
     await createPostViaApi(page, first);
     for (let i = 2; i <= 12; i++) await createPostViaApi(page, uniqueText(`Post ${i} of twelve`));
@@ -139,7 +139,7 @@ test.describe('search and follow', () => {
     browser,
     baseURL,
   }) => {
-    const me = await signUp(page, provider);
+    const me = await joinViaApi(page, provider);
     const other = await secondPerson(browser, provider, baseURL);
     const caption = uniqueText('Worth following');
     await new CreatePostPage(other.page).goto();
@@ -187,7 +187,7 @@ test.describe('search and follow', () => {
   });
 
   test('search states: welcome, blank ignored, no results, failure', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const search = new SearchPage(page);
     await search.goto();
     await expect(page.getByText('Find your fellow beer lovers')).toBeVisible();
@@ -217,7 +217,7 @@ test.describe('search and follow', () => {
   });
 
   test('another user with no posts shows the empty profile', async ({ page, provider, browser, baseURL }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const other = await secondPerson(browser, provider, baseURL);
     await other.context.close();
     const profile = new ProfilePage(page);
