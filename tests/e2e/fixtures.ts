@@ -9,7 +9,7 @@ import { TOKEN_KEY } from '../../web/src/lib/first-requests';
 import { ensureOperator, keycloakUrl } from './keycloak-admin';
 import { LoginPage } from './pages/login-page';
 import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
-import { apiSignInWorks, giveSession, tokenFor, workerToken } from './session';
+import { apiSignInWorks, appOrigin, giveSession, tokenFor, workerToken } from './session';
 
 export { expect, TOKEN_KEY };
 
@@ -132,6 +132,26 @@ export async function signInViaApi(page: Page, provider: ProviderKind, user: Cre
 async function openOwnProfile(page: Page): Promise<void> {
   await page.goto('/app/account');
   await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+}
+
+/**
+ * A person who acts through the API only, with no browser of their own: for the likes, follows and
+ * comments a test needs from others while what it checks is what the page's person sees.
+ */
+export async function apiPerson(provider: ProviderKind, user = newUser('a')) {
+  const origin = appOrigin();
+  const token = await tokenFor(provider, user, true);
+  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<unknown> => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(data === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: data === undefined ? undefined : JSON.stringify(data),
+    });
+    const text = await res.text();
+    expect(res.ok, `${user.username}: ${method} ${path}: ${res.status} ${text}`).toBe(true);
+    return text ? (JSON.parse(text) as unknown) : null;
+  };
+  return { user, token, call };
 }
 
 /** A second person in their own browser context (on a screen of the given size, else Playwright's default), made through the API. */

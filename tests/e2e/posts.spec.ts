@@ -3,6 +3,7 @@ import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
 import {
   collectDialogs,
+  createPostViaApi,
   expect,
   makeHugeFile,
   makeImage,
@@ -209,8 +210,7 @@ test.describe('posts', () => {
   test('the author deletes their post (after confirming)', async ({ page, provider }) => {
     await joinViaApi(page, provider);
     const caption = uniqueText('Short-lived');
-    await new CreatePostPage(page).goto();
-    await new CreatePostPage(page).create(await makeImage(), caption);
+    await createPostViaApi(page, caption);
     const dialogs = collectDialogs(page);
     const discover = new FeedPage(page, 'discover');
     await discover.goto();

@@ -1,5 +1,4 @@
 import { AccountPage } from './pages/account-page';
-import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
 import { ProfilePage } from './pages/profile-page';
 import { SearchPage } from './pages/search-page';
@@ -8,7 +7,6 @@ import {
   createPostViaApi,
   expect,
   followerNames,
-  makeImage,
   secondPerson,
   joinViaApi,
   test,
@@ -23,9 +21,9 @@ test.describe('likes and comments', () => {
     baseURL,
   }) => {
     await joinViaApi(page, provider);
+    // Posting is posts.spec.ts's subject: the post to like is made through the API.
     const caption = uniqueText('Likeable');
-    await new CreatePostPage(page).goto();
-    await new CreatePostPage(page).create(await makeImage(), caption);
+    await createPostViaApi(page, caption);
 
     const discover = new FeedPage(page, 'discover');
     await discover.goto();
@@ -85,10 +83,7 @@ test.describe('likes and comments', () => {
 
   test('a feed loads in one request per page, with no like or comment call per post', async ({ page, provider }) => {
     await joinViaApi(page, provider);
-    for (const n of [1, 2]) {
-      await new CreatePostPage(page).goto();
-      await new CreatePostPage(page).create(await makeImage(), uniqueText(`Feed post ${n}`));
-    }
+    for (const n of [1, 2]) await createPostViaApi(page, uniqueText(`Feed post ${n}`));
     const perPost: string[] = [];
     const feedCalls: string[] = [];
     page.on('request', (req) => {
@@ -142,8 +137,7 @@ test.describe('search and follow', () => {
     const me = await joinViaApi(page, provider);
     const other = await secondPerson(browser, provider, baseURL);
     const caption = uniqueText('Worth following');
-    await new CreatePostPage(other.page).goto();
-    await new CreatePostPage(other.page).create(await makeImage(), caption);
+    await createPostViaApi(other.page, caption);
     await other.context.close();
 
     // Nobody followed yet: the empty state.
