@@ -33,7 +33,7 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [['list'], ['html', { open: 'never' }], ['./tests/e2e/skip-reporter.ts']],
+  reporter: [['list'], ['html', { open: 'never' }], ['./tests/e2e/skip-reporter.ts'], ['./tests/e2e/flaky-reporter.ts']],
   use: {
     baseURL,
     browserName: 'chromium',

@@ -97,7 +97,9 @@ async function main(): Promise<number> {
   try {
     // Swift and Keycloak start side by side: Keycloak's start is the longer one.
     const swiftStarted = Date.now();
-    const swiftReady = startSwift({ appOrigins: [publicUrl] }).then((s) => {
+    // Its default 30 s to get ready ran out on a busy 2-core runner (account, container and proxy
+    // servers all still starting, beside Keycloak's start): give it as long as the app gets.
+    const swiftReady = startSwift({ appOrigins: [publicUrl], readyTimeoutMs: 90_000 }).then((s) => {
       log(`Swift's S3 API on ${s.endpoint} in ${seconds(Date.now() - swiftStarted)}`);
       return s;
     });

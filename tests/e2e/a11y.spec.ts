@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Locator, Page, TestInfo } from '@playwright/test';
+import type { Browser, Locator, Page } from '@playwright/test';
+import { useTheme } from './axe';
 import { AccountPage } from './pages/account-page';
 import { AdminPage } from './pages/admin-page';
 import { CreatePostPage } from './pages/create-post-page';
@@ -19,7 +19,7 @@ import {
   PHONE_AND_DESKTOP,
   secondPerson,
   signInAsOperator,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
@@ -31,54 +31,6 @@ test.skip(
   !!process.env.E2E_BASE_URL,
   'Accessibility belongs to the web app and the embedded sign-in pages, not to the server or provider they run against: checked once, in the lane whose server this config starts',
 );
-
-const WCAG_22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-/** The rules among those whose outcome can change with the theme (both AA). */
-const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
-
-/**
- * Switches the theme and waits until it has settled: reduced motion, and two frames, so axe
- * and screenshots see the colours the theme ends on, not a transition's first frame.
- */
-async function useTheme(page: Page, colorScheme: 'light' | 'dark'): Promise<void> {
-  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-}
-
-/**
- * Runs axe on what is on screen now (or only the part `only` selects: a dialog or menu over
- * a screen already checked), in the light and the dark theme, and records every violation
- * (rule, impact, each element's selector and markup, axe's summary) as a soft failure, so
- * one run reports all the screens that need work.
- */
-async function audit(page: Page, testInfo: TestInfo, screen: string, only?: string): Promise<void> {
-  const lines: string[] = [];
-  let found = 0;
-  const started = Date.now();
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await useTheme(page, colorScheme);
-    // Every rule in the light theme; in the dark one only those that depend on colour. Legacy
-    // mode runs axe in the page itself (the app has no frames) instead of finishing each run in
-    // a new page, and only violations come back: a screen takes a fraction of the time.
-    const axe = new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ['violations'] });
-    if (only) axe.include(only);
-    const { violations } = await (colorScheme === 'light' ? axe.withTags(WCAG_22_AA) : axe.withRules(COLOUR_RULES)).analyze();
-    found += violations.length;
-    for (const v of violations) {
-      lines.push(`[${colorScheme}] ${v.id} (${v.impact ?? 'no impact'}): ${v.help}`);
-      for (const node of v.nodes.slice(0, 6)) {
-        const html = node.html.replace(/\s+/g, ' ').slice(0, 140);
-        const summary = (node.failureSummary ?? '').replace(/\s+/g, ' ').trim();
-        lines.push(`    ${node.target.join(' ')}: ${html}\n      ${summary}`);
-      }
-      if (v.nodes.length > 6) lines.push(`    … and ${v.nodes.length - 6} more`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
-  testInfo.annotations.push({ type: 'axe', description: `${screen}: ${Date.now() - started} ms` });
-  const where = `${screen} (${page.viewportSize()?.width}px wide)`;
-  expect.soft(found, `axe on ${where}${found ? `, violations:\n${lines.join('\n')}\n` : ''}`).toBe(0);
-}
 
 /** An API call with the signed-in page's token (for the content a screen needs; the screens themselves are used as people do). */
 async function call(page: Page, method: 'GET' | 'POST' | 'PATCH', path: string, data?: unknown): Promise<unknown> {
@@ -105,7 +57,7 @@ async function withContent(
   baseURL: string | undefined,
   viewport: { width: number; height: number },
 ) {
-  const me = await signUp(page, provider);
+  const me = await joinViaApi(page, provider);
   const myCaption = uniqueText('Axe-tested lager');
   await createPostViaApi(page, myCaption);
   const myPost = await newestOwnPostId(page);
@@ -170,25 +122,26 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
     test('signed out: the start page, the sign-in and sign-up pages (with errors) and a page that does not exist', async ({
       page,
       provider,
-    }, testInfo) => {
+      axe,
+    }) => {
       const login = new LoginPage(page);
       await login.goto();
-      await audit(page, testInfo, 'start page');
+      await axe(page, 'start page');
 
       await login.startLogin();
       await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
       test.skip(provider !== 'embedded', 'the other providers’ pages are theirs');
-      await audit(page, testInfo, 'provider: sign in');
+      await axe(page, 'provider: sign in');
 
       await page.getByRole('link', { name: 'Create account' }).click();
       await expect(page.getByRole('heading', { name: 'Create account' })).toBeVisible();
-      await audit(page, testInfo, 'provider: create account');
+      await axe(page, 'provider: create account');
       await page.getByLabel('Username').fill(newUser().username.slice(0, 2));
       await page.getByLabel('Email').fill('not an email');
       await page.getByLabel('Password').fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
       await expect(page.getByRole('alert')).toBeVisible();
-      await audit(page, testInfo, 'provider: create account, with errors');
+      await axe(page, 'provider: create account, with errors');
 
       // The server answers only / and /app/* with the app: an unknown address outside /app is
       // the app's own not-found screen when reached inside the app (a link, history).
@@ -198,17 +151,13 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
         dispatchEvent(new PopStateEvent('popstate'));
       });
       await expect(page.getByText('Page not found')).toBeVisible();
-      await audit(page, testInfo, 'not found (signed out)');
+      await axe(page, 'not found (signed out)');
     });
 
-    test('signed in: my profile and a post opened from it, Discover with the post menu and the report dialog, search results, a profile, the following feed, notifications, create, not found', async ({
-      page,
-      provider,
-      browser,
-      baseURL,
-    }, testInfo) => {
-      test.setTimeout(150_000);
-      const { myCaption, theirCaption, otherName } = await withContent(page, provider, browser, baseURL, viewport);
+    // The signed-in screens, in four tests of their own so none comes near the timeout on a slow
+    // runner; each makes its people and their content through the API (withContent).
+    test('signed in: my profile and a post opened from it by keyboard', async ({ page, provider, browser, baseURL, axe }) => {
+      const { myCaption } = await withContent(page, provider, browser, baseURL, viewport);
 
       // Own profile, and a post opened from the grid by keyboard: Escape closes it and focus is back on the tile.
       const account = new AccountPage(page);
@@ -216,14 +165,14 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       // (Its image is named by the description now, so the tile is found by its own name.)
       const tile = page.getByRole('button', { name: `Open post: ${myCaption}.` });
       await expect(tile).toBeVisible();
-      await audit(page, testInfo, 'account');
+      await axe(page, 'account');
       await tile.focus();
       await page.keyboard.press('Enter');
       const postDialog = page.getByRole('dialog', { name: 'Post' });
       await expect(postDialog.getByText('Cheers to that')).toBeVisible();
       await expect(postDialog.getByRole('button', { name: 'Show the photo description' })).toBeVisible();
       await expect(postDialog.locator(':focus')).toHaveCount(1);
-      await audit(page, testInfo, 'post dialog', 'dialog[open]');
+      await axe(page, 'post dialog', 'dialog[open]');
       // Focus stays in the dialog: round and round its controls, never onto the page behind
       // (past the last one the browser may hold it for a step on the document itself).
       for (let i = 0; i < 14; i++) {
@@ -233,23 +182,37 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await page.keyboard.press('Escape');
       await expect(postDialog).toHaveCount(0);
       await expect(tile).toBeFocused();
+    });
+
+    test('signed in: Discover with the post menu and the report dialog, by keyboard', async ({ page, provider, browser, baseURL, axe }) => {
+      const { theirCaption } = await withContent(page, provider, browser, baseURL, viewport);
 
       // Discover: the ⋯ menu and the report dialog, by keyboard; Escape gives focus back to ⋯.
       const theirs = await onDiscover(page, theirCaption);
       await expect(theirs.comment('That looks ice cold')).toBeVisible();
-      await audit(page, testInfo, 'discover');
+      await axe(page, 'discover');
       await theirs.moreOptions.focus();
       await page.keyboard.press('Enter');
       const reportItem = theirs.root.getByRole('button', { name: 'Report post' });
       await expect(reportItem).toBeFocused();
-      await audit(page, testInfo, 'post menu', '[role="group"][aria-label="Post options"]');
+      await axe(page, 'post menu', '[role="group"][aria-label="Post options"]');
       await page.keyboard.press('Enter');
       const reportDialog = page.getByRole('dialog', { name: 'Report post' });
       await expect(reportDialog.getByRole('radio', { name: 'Spam' })).toBeVisible();
-      await audit(page, testInfo, 'report dialog', 'dialog[open]');
+      await axe(page, 'report dialog', 'dialog[open]');
       await page.keyboard.press('Escape');
       await expect(reportDialog).toHaveCount(0);
       await expect(theirs.moreOptions).toBeFocused();
+    });
+
+    test('signed in: search results, a profile followed by keyboard, the following feed, notifications', async ({
+      page,
+      provider,
+      browser,
+      baseURL,
+      axe,
+    }, testInfo) => {
+      const { theirCaption, otherName } = await withContent(page, provider, browser, baseURL, viewport);
 
       // Search results, then their profile: Follow by keyboard becomes Unfollow and keeps the focus.
       const search = new SearchPage(page);
@@ -257,7 +220,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await search.input.fill(otherName);
       await search.input.press('Enter');
       await expect(search.result(otherName)).toBeVisible();
-      await audit(page, testInfo, 'search results');
+      await axe(page, 'search results');
 
       const profile = new ProfilePage(page);
       await profile.goto(otherName);
@@ -273,31 +236,34 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
         await useTheme(page, colorScheme);
         await page.getByRole('region', { name: `${otherName}'s profile` }).screenshot({ path: testInfo.outputPath(`profile-followed-${colorScheme}.png`) });
       }
-      await audit(page, testInfo, 'profile');
+      await axe(page, 'profile');
 
       const following = new FeedPage(page, 'follow-feed');
       await following.goto();
       await expect(following.post(theirCaption).root).toBeVisible();
-      await audit(page, testInfo, 'following feed');
+      await axe(page, 'following feed');
 
       await page.goto('/app/notifications');
       await expect(page.getByRole('list', { name: 'Notifications, newest first' }).getByRole('article')).toHaveCount(3);
-      await audit(page, testInfo, 'notifications');
+      await axe(page, 'notifications');
+    });
 
+    test('signed in: create (empty, and with a photo chosen) and a screen that does not exist', async ({ page, provider, axe }) => {
+      await joinViaApi(page, provider);
       const create = new CreatePostPage(page);
       await create.goto();
-      await audit(page, testInfo, 'create post');
+      await axe(page, 'create post');
       await create.choose(await makeImage());
       await expect(create.preview).toBeVisible();
       await create.caption.fill('Almost ready');
-      await audit(page, testInfo, 'create post, photo chosen');
+      await axe(page, 'create post, photo chosen');
 
       await page.goto('/app/no-such-screen');
       await expect(page.getByText('Page not found')).toBeVisible();
-      await audit(page, testInfo, 'not found (signed in)');
+      await axe(page, 'not found (signed in)');
     });
 
-    test("the operator's page and its reason dialog", async ({ page, provider, browser, baseURL }, testInfo) => {
+    test("the operator's page and its reason dialog", async ({ page, provider, browser, baseURL, axe }) => {
       const operator = operatorOrSkip(provider);
       const author = await secondPerson(browser, provider, baseURL, viewport);
       const caption = uniqueText('Axe-reported beer');
@@ -311,14 +277,14 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await admin.goto();
       const report = admin.report(caption);
       await expect(report).toBeVisible();
-      await audit(page, testInfo, 'admin');
+      await axe(page, 'admin');
 
       const remove = report.getByRole('button', { name: 'Remove post' });
       await remove.focus();
       await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: 'Remove post' });
       await expect(dialog.getByLabel('Reason (the author sees it)')).toBeFocused();
-      await audit(page, testInfo, 'admin: reason dialog', 'dialog[open]');
+      await axe(page, 'admin: reason dialog', 'dialog[open]');
       await page.keyboard.press('Escape');
       await expect(dialog).toHaveCount(0);
       await expect(remove).toBeFocused();
@@ -329,11 +295,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
 test.describe('keyboard and motion on a phone', () => {
   test.use({ viewport: PHONE_AND_DESKTOP[0].viewport });
 
-  test('Tab goes through a feed to "Load more", which loads the next page without scrolling; the like toggle by keyboard; motion stops when asked', async ({
-    page,
-    provider,
-  }, testInfo) => {
-    test.setTimeout(90_000);
+  test('Tab goes through a feed to "Load more", which loads the next page without scrolling', async ({ page, provider }, testInfo) => {
     // No IntersectionObserver: the list must still grow, by the button alone (as for someone who never scrolls there).
     await page.addInitScript(() => {
       class NeverIntersects {
@@ -346,10 +308,9 @@ test.describe('keyboard and motion on a phone', () => {
       }
       Object.defineProperty(window, 'IntersectionObserver', { value: NeverIntersects });
     });
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     // More than Discover's page of 10, so there is a next page whatever else is on the server.
-    const captions = Array.from({ length: 11 }, (_, i) => uniqueText(`Keyboard beer ${i + 1}`));
-    for (const caption of captions) await createPostViaApi(page, caption);
+    for (let i = 1; i <= 11; i++) await createPostViaApi(page, uniqueText(`Keyboard beer ${i}`));
 
     const discover = new FeedPage(page, 'discover');
     await discover.goto();
@@ -377,9 +338,15 @@ test.describe('keyboard and motion on a phone', () => {
     expect(await discover.posts.count()).toBeGreaterThan(10);
     // Focus is not lost: still on the button, or, when that was the last page, on the text that replaced it.
     await expect(loadMore.or(page.getByText("You're all caught up. Cheers!"))).toBeFocused();
+  });
 
-    // The like toggle of my newest post: Space likes it, the state is announced and the count follows; Enter takes it back.
-    const card = await onDiscover(page, captions.at(-1)!);
+  test('the like toggle by keyboard; motion stops when asked', async ({ page, provider }, testInfo) => {
+    await joinViaApi(page, provider);
+    const caption = uniqueText('Keyboard-liked beer');
+    await createPostViaApi(page, caption);
+
+    // The like toggle of my post: Space likes it, the state is announced and the count follows; Enter takes it back.
+    const card = await onDiscover(page, caption);
     await expect(card.likesText).toHaveText('0 likes');
     await tabTo(page, card.likeButton, 200);
     await expectFocusRing(card.likeButton);

@@ -3,13 +3,13 @@ import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
 import { SignInPage } from './pages/sign-in-page';
-import { createPostViaApi, expect, secondPerson, signIn, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, secondPerson, signIn, joinViaApi, test, uniqueText } from './fixtures';
 
 test.describe('deleting an account', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('on a phone: confirm, and the posts are gone for everyone else', async ({ page, provider, browser, baseURL }) => {
-    const owner = await signUp(page, provider);
+    const owner = await joinViaApi(page, provider);
     const caption = uniqueText('Last beer of the account');
     await createPostViaApi(page, caption);
 
@@ -49,7 +49,7 @@ test.describe('deleting an account', () => {
     baseURL,
   }, testInfo) => {
     test.skip(provider !== 'keycloak', 'the provider keeps the sign-in account only with Keycloak here (Glewlwyd runs the short lane)');
-    const owner = await signUp(page, provider);
+    const owner = await joinViaApi(page, provider);
     const ownCaption = uniqueText('Before deleting');
     await createPostViaApi(page, ownCaption);
     const other = await secondPerson(browser, provider, baseURL);

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { AdminPage } from './pages/admin-page';
 import { FeedPage } from './pages/feed-page';
@@ -11,7 +10,7 @@ import {
   PHONE_AND_DESKTOP,
   secondPerson,
   signInAsOperator,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
@@ -21,19 +20,6 @@ test.describe.configure({ mode: 'parallel' });
 
 const SHOTS = '/tmp/shots/album-edits';
 mkdirSync(SHOTS, { recursive: true });
-
-/** axe (WCAG 2.2 AA, as tests/e2e/a11y.spec.ts runs it) on the dialog open now. */
-async function axeOnDialog(page: Page, testInfo: TestInfo, what: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .setLegacyMode()
-    .include('dialog[open]')
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .options({ resultTypes: ['violations'] })
-    .analyze();
-  const lines = violations.flatMap((v) => [`${v.id}: ${v.help}`, ...v.nodes.map((n) => `  ${n.target.join(' ')}: ${n.html.slice(0, 140)}`)]);
-  testInfo.annotations.push({ type: 'axe', description: `${what}: ${violations.length} violations` });
-  expect(violations.length, `axe on ${what}:\n${lines.join('\n')}`).toBe(0);
-}
 
 /** An album straight through the API (presign → PUT → create-post), one colour per photo so the thumbnails differ. */
 async function createAlbumViaApi(page: Page, caption: string, alts: string[], isAnonymous: boolean): Promise<number> {
@@ -68,8 +54,9 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       provider,
       browser,
       baseURL,
-    }, testInfo) => {
-      const me = await signUp(page, provider);
+      axe,
+    }) => {
+      const me = await joinViaApi(page, provider);
       const before = uniqueText('Two from the tap room');
       const postId = await createAlbumViaApi(page, before, ['Amber lager on the bar', 'Foam on the rim'], true);
       const feed = new FeedPage(page, 'discover');
@@ -86,7 +73,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       const thumbs = dialog.locator('img');
       await expect(thumbs).toHaveCount(2);
       for (const i of [0, 1]) await expect.poll(() => thumbs.nth(i).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
-      await axeOnDialog(page, testInfo, `the album edit dialog (${name})`);
+      await axe(page, 'album edit dialog', 'dialog[open]');
 
       const after = `${before}, at closing time`;
       await dialog.getByLabel('Caption').fill(after);
@@ -119,7 +106,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(versions.nth(1)).toContainText(before);
       await expect(versions.nth(1)).toContainText('Photo 2 of 2: Foam on the rim');
       await expect(versions.nth(1)).toContainText('Photo 1 of 2: Amber lager on the bar');
-      await axeOnDialog(other.page, testInfo, `the album's edit history (${name})`);
+      await axe(other.page, 'album edit history', 'dialog[open]');
       await other.page.screenshot({ path: `${SHOTS}/history-${name}.png` });
       expect(await other.page.locator('body').innerText()).not.toContain(me.username);
 
@@ -140,7 +127,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       baseURL,
     }) => {
       const operator = operatorOrSkip(provider);
-      await signUp(page, provider);
+      await joinViaApi(page, provider);
       const caption = uniqueText('Two at the beer garden');
       await createAlbumViaApi(page, caption, ['Benches under the chestnuts', 'Buy cheap pills at spam.example'], false);
       const reporter = await secondPerson(browser, provider, baseURL, viewport);

@@ -1,6 +1,6 @@
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { expect, makeImage, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
+import { expect, makeImage, PHONE_AND_DESKTOP, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
 
 for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`alt text on a ${name}`, () => {
@@ -12,7 +12,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       browser,
       baseURL,
     }, testInfo) => {
-      await signUp(page, provider);
+      await joinViaApi(page, provider);
       const create = new CreatePostPage(page);
       await create.goto();
       await create.choose(await makeImage());

@@ -2,7 +2,8 @@ import { AccountPage } from './pages/account-page';
 import { LoginPage } from './pages/login-page';
 import { NavBar } from './pages/nav-bar';
 import { SignInPage } from './pages/sign-in-page';
-import { expect, newUser, signIn, signUp, test, TOKEN_KEY } from './fixtures';
+import { expect, joinViaApi, newUser, signIn, signUp, test, TOKEN_KEY } from './fixtures';
+import { makeAccount } from './session';
 
 test.describe('session', () => {
   test('the login page starts the implicit flow with the spec parameters', async ({ page, baseURL }) => {
@@ -115,7 +116,7 @@ test.describe('session', () => {
 
   test('15 minutes without activity end the session; activity resets the timer', async ({ page, provider }) => {
     await page.clock.install();
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     await page.goto('/app/discover');
     await expect(page.getByRole('heading', { name: 'Discover' })).toBeVisible();
 
@@ -137,9 +138,10 @@ test.describe('session', () => {
 
   test('the sign-in pages tell a wrong password apart', async ({ page, provider }) => {
     test.skip(provider === 'glewlwyd', 'Glewlwyd runs the short any-provider lane only');
-    const user = await signUp(page, provider);
-    await new AccountPage(page).logout.click();
-    await new SignInPage(page, provider).confirmLogoutIfAsked();
+    // An account this browser has never used: the sign-in page is the subject.
+    const user = newUser();
+    await makeAccount(provider, user);
+    await new LoginPage(page).goto();
     await page.getByRole('link', { name: 'Login' }).click();
     await new SignInPage(page, provider).signIn({ ...user, password: 'not-the-password' });
     if (provider === 'keycloak') await expect(page.getByText('Invalid username or password.')).toBeVisible();
@@ -153,7 +155,7 @@ test.describe('navigation', () => {
     page,
     provider,
   }) => {
-    await signUp(page, provider, newUser('n'));
+    await joinViaApi(page, provider, newUser('n'));
     const nav = new NavBar(page);
     await expect(nav.profile).toHaveAttribute('aria-current', 'page');
 

@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 // The zip reader of the server's tap tests: one reader for both, checked against yazl's output there.
 import { readZip } from '../../server/test/export/unzip';
 import { AccountPage } from './pages/account-page';
-import { createPostViaApi, expect, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, test, uniqueText } from './fixtures';
 
 test.describe('downloading my data', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('on a phone: the button shows progress, and the zip holds data.json with the post and its photo', async ({ page, provider }, testInfo) => {
-    const user = await signUp(page, provider);
+    const user = await joinViaApi(page, provider);
     const caption = uniqueText('Exported shower beer');
     await createPostViaApi(page, caption);
 

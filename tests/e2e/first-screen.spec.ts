@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { createPostViaApi, expect, signUp, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, test, uniqueText } from './fixtures';
 import { FeedPage } from './pages/feed-page';
 
 // What index.html does before the app's code arrives (web/src/early-requests.ts): the opened
@@ -33,7 +33,7 @@ test.describe('the first screen', () => {
     page,
     provider,
   }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const newest = uniqueText('Newest, photo preloaded');
     await createPostViaApi(page, uniqueText('Older'));
     // Wide enough for the 768-px rendition: the preload must ask for the very file the card shows.
@@ -86,7 +86,7 @@ test.describe('the page before the app’s code', () => {
     await expect(root(page).locator('[inert]')).toHaveCount(1);
 
     await page.unroute(/\/assets\/.+\.js$/);
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     await withoutScripts(page);
     await page.goto('/app/create-post');
     await expect(root(page).getByRole('heading', { level: 1 })).toHaveText('New post');
@@ -103,7 +103,7 @@ test.describe('the page before the app’s code', () => {
     await expect(root(page)).toBeEmpty();
 
     await page.unroute(/\/assets\/.+\.js$/);
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     await page.goto('/app/create-post');
     const caption = page.getByRole('textbox', { name: /caption/i });
     await caption.fill('Typed once the app runs');

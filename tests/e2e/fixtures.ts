@@ -3,11 +3,13 @@ import { closeSync, mkdtempSync, openSync, ftruncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Browser, type Page } from '@playwright/test';
+import { audit } from './axe';
 import sharp from 'sharp';
 import { TOKEN_KEY } from '../../web/src/lib/first-requests';
 import { ensureOperator, keycloakUrl } from './keycloak-admin';
 import { LoginPage } from './pages/login-page';
 import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in-page';
+import { apiSignInWorks, appOrigin, giveSession, tokenFor, workerToken } from './session';
 
 export { expect, TOKEN_KEY };
 
@@ -55,6 +57,11 @@ export function makeHugeFile(name = 'huge.jpg'): string {
 
 interface Fixtures {
   provider: ProviderKind;
+  /**
+   * axe on what `page` shows now, light and dark (tests/e2e/axe.ts): `only` narrows it to a
+   * dialog or menu over a screen checked already. Once per screen and width in a worker.
+   */
+  axe: (page: Page, screen: string, only?: string) => Promise<void>;
 }
 
 const KINDS: readonly ProviderKind[] = ['embedded', 'keycloak', 'glewlwyd'];
@@ -73,9 +80,16 @@ export const test = base.extend<Fixtures>({
       config.auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(config.auth.authorizeUrl) ? 'glewlwyd' : 'keycloak';
     await use(fromEnv ?? detected);
   },
+  // eslint-disable-next-line no-empty-pattern
+  axe: async ({}, use, testInfo) => {
+    await use((page, screen, only) => audit(page, testInfo, screen, only));
+  },
 });
 
-/** Goes from `/` through the provider's sign-up page back into the app, as a person would. */
+/**
+ * Goes from `/` through the provider's sign-up page back into the app, as a person would. For the
+ * tests whose subject is signing up (tests/e2e/auth.spec.ts); the others use `joinViaApi`.
+ */
 export async function signUp(page: Page, provider: ProviderKind, user = newUser()): Promise<Credentials> {
   const login = new LoginPage(page);
   await login.goto();
@@ -86,6 +100,7 @@ export async function signUp(page: Page, provider: ProviderKind, user = newUser(
   return user;
 }
 
+/** Signs in on the provider's own page (the subject of tests/e2e/auth.spec.ts and passwords.spec.ts). */
 export async function signIn(page: Page, provider: ProviderKind, user: Credentials): Promise<void> {
   const login = new LoginPage(page);
   await login.goto();
@@ -95,7 +110,51 @@ export async function signIn(page: Page, provider: ProviderKind, user: Credentia
   await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
 }
 
-/** A second person in their own browser context (on a screen of the given size, else Playwright's default). */
+/**
+ * A new person, made and signed in without the browser (tests/e2e/session.ts), whose page opens
+ * their own profile signed in: for every test that is not about signing up. Glewlwyd, which has
+ * no form a plain HTTP client can post, is walked through its pages instead.
+ */
+export async function joinViaApi(page: Page, provider: ProviderKind, user = newUser()): Promise<Credentials> {
+  if (!apiSignInWorks(provider)) return signUp(page, provider, user);
+  await giveSession(page.context(), await tokenFor(provider, user, true));
+  await openOwnProfile(page);
+  return user;
+}
+
+/** Signs a known person in without the browser: once per worker, the token reused after that. */
+export async function signInViaApi(page: Page, provider: ProviderKind, user: Credentials): Promise<void> {
+  if (!apiSignInWorks(provider)) return signIn(page, provider, user);
+  await giveSession(page.context(), await workerToken(provider, user, () => tokenFor(provider, user, false)));
+  await openOwnProfile(page);
+}
+
+async function openOwnProfile(page: Page): Promise<void> {
+  await page.goto('/app/account');
+  await expect(page.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+}
+
+/**
+ * A person who acts through the API only, with no browser of their own: for the likes, follows and
+ * comments a test needs from others while what it checks is what the page's person sees.
+ */
+export async function apiPerson(provider: ProviderKind, user = newUser('a')) {
+  const origin = appOrigin();
+  const token = await tokenFor(provider, user, true);
+  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<unknown> => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(data === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: data === undefined ? undefined : JSON.stringify(data),
+    });
+    const text = await res.text();
+    expect(res.ok, `${user.username}: ${method} ${path}: ${res.status} ${text}`).toBe(true);
+    return text ? (JSON.parse(text) as unknown) : null;
+  };
+  return { user, token, call };
+}
+
+/** A second person in their own browser context (on a screen of the given size, else Playwright's default), made through the API. */
 export async function secondPerson(
   browser: Browser,
   provider: ProviderKind,
@@ -104,7 +163,7 @@ export async function secondPerson(
 ) {
   const context = await browser.newContext({ baseURL, ...(viewport ? { viewport } : {}) });
   const page = await context.newPage();
-  const user = await signUp(page, provider, newUser('v'));
+  const user = await joinViaApi(page, provider, newUser('v'));
   return { context, page, user };
 }
 
@@ -129,31 +188,28 @@ export function operatorOrSkip(provider: ProviderKind): Credentials {
 }
 
 /**
- * Signs the operator in. Embedded: signs them up the first time, and in after that (the other
- * worker may have made the account). Keycloak: the account and its role come from the admin API
- * first, then the operator signs in on Keycloak's own page, so the token carries the role.
+ * Signs the operator in, without the browser, once per worker (the token is reused by the
+ * worker's later tests). Embedded: the account is signed up the first time, and signed in when
+ * the other worker made it first. Keycloak: the account and its realm role come from the admin
+ * API first, so the token carries the role.
  */
 export async function signInAsOperator(page: Page, provider: ProviderKind, operator: Credentials): Promise<void> {
-  if (provider === 'keycloak') {
-    await ensureOperator(operator);
-    await signIn(page, provider, operator);
-    return;
-  }
-  // Once this worker knows the account is there, it signs in: signing up again with the same
-  // e-mail counts against the provider's sign-up guard (5 taken e-mails an hour from one address).
-  if (operatorSignedUp.has(operator.username)) return signIn(page, provider, operator);
-  const login = new LoginPage(page);
-  await login.goto();
-  await login.startLogin();
-  await new SignInPage(page, provider).signUp(operator);
-  const taken = page.getByText('That username is already taken.', { exact: false });
-  await expect(page.getByRole('heading', { name: 'POSTS' }).or(taken)).toBeVisible();
-  operatorSignedUp.add(operator.username);
-  if (await taken.isVisible()) await signIn(page, provider, operator);
+  const token = await workerToken(provider, operator, async () => {
+    if (provider === 'keycloak') {
+      await ensureOperator(operator);
+      return tokenFor(provider, operator, false);
+    }
+    try {
+      return await tokenFor(provider, operator, true);
+    } catch (err) {
+      // Taken: the other worker (or an earlier run on this server) made the account.
+      if (!/already taken/.test(String(err))) throw err;
+      return tokenFor(provider, operator, false);
+    }
+  });
+  await giveSession(page.context(), token);
+  await openOwnProfile(page);
 }
-
-/** Operators this worker has signed up, or found already there. */
-const operatorSignedUp = new Set<string>();
 
 /**
  * Creates a post straight through the API with the signed-in page's token (presign → PUT →

@@ -11,7 +11,7 @@ import {
   PHONE_AND_DESKTOP,
   secondPerson,
   signInAsOperator,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
@@ -27,7 +27,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       baseURL,
     }, testInfo) => {
       const operator = operatorOrSkip(provider);
-      const author = await signUp(page, provider);
+      const author = await joinViaApi(page, provider);
       const caption = uniqueText('Reported beer');
       await createPostViaApi(page, caption);
 
@@ -107,7 +107,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       browser,
       baseURL,
     }, testInfo) => {
-      const blocker = await signUp(page, provider);
+      const blocker = await joinViaApi(page, provider);
       const blockerCaption = uniqueText('Blocker’s beer');
       await createPostViaApi(page, blockerCaption);
 

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { SignInPage } from './pages/sign-in-page';
-import { accessToken, expect, makeImage, PHONE_AND_DESKTOP, signIn, signUp, test, uniqueText } from './fixtures';
+import { accessToken, expect, makeImage, PHONE_AND_DESKTOP, signIn, joinViaApi, test, uniqueText } from './fixtures';
 
 /** Photos in their own shape (web/src/lib/photo-frame.ts): the frame is the photo's ratio within 4:5 … 1.91:1. */
 const clamp = (ratio: number) => Math.min(1.91, Math.max(4 / 5, ratio));
@@ -59,7 +59,7 @@ test.describe('photos in their own shape', () => {
     // A phone as people hold one: 390×844 at a device pixel ratio of 2.
     const context = await browser.newContext({ baseURL, viewport: PHONE_AND_DESKTOP[0].viewport, deviceScaleFactor: 2 });
     const page = await context.newPage();
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const tag = uniqueText('shape');
     const posted = new Map<string, Shot & { mediumUrl: string | null; s3Url: string }>();
     for (const shot of PHOTOS) {
@@ -151,7 +151,7 @@ test.describe('installable', () => {
   test.use({ viewport: PHONE_AND_DESKTOP[0].viewport });
 
   test('a manifest and a service worker that keeps the app shell only; signing out and in still works', async ({ page, provider }) => {
-    const user = await signUp(page, provider);
+    const user = await joinViaApi(page, provider);
     const cdp = await page.context().newCDPSession(page);
     const manifest = (await cdp.send('Page.getAppManifest')) as { url: string; errors: { message: string }[] };
     expect(manifest.url).toMatch(/\/manifest\.webmanifest$/);

@@ -1,5 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { AdminPage } from './pages/admin-page';
 import { FeedPage } from './pages/feed-page';
 import type { PostCard } from './pages/post-card';
@@ -11,26 +10,13 @@ import {
   PHONE_AND_DESKTOP,
   secondPerson,
   signInAsOperator,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
 
 // Issue 38, part 3: the author edits a post; everyone who sees it sees "Edited" and the earlier versions.
 test.describe.configure({ mode: 'parallel' });
-
-/** axe (WCAG 2.2 AA, as tests/e2e/a11y.spec.ts runs it) on the dialog open now (or what `only` selects). */
-async function axeOnDialog(page: Page, testInfo: TestInfo, what: string, only = 'dialog[open]'): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .setLegacyMode()
-    .include(only)
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .options({ resultTypes: ['violations'] })
-    .analyze();
-  const lines = violations.flatMap((v) => [`${v.id}: ${v.help}`, ...v.nodes.map((n) => `  ${n.target.join(' ')}: ${n.html.slice(0, 140)}`)]);
-  testInfo.annotations.push({ type: 'axe', description: `${what}: ${violations.length} violations` });
-  expect(violations.length, `axe on ${what}:\n${lines.join('\n')}`).toBe(0);
-}
 
 /** The author's "Edit post" dialog: a new caption, saved. */
 async function editCaption(card: PostCard, caption: string): Promise<void> {
@@ -52,8 +38,8 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
   test.describe(`post edits on a ${name}`, () => {
     test.use({ viewport });
 
-    test('the author edits the caption; everyone sees "Edited" and can open the earlier version', async ({ page, provider, browser, baseURL }, testInfo) => {
-      await signUp(page, provider);
+    test('the author edits the caption; everyone sees "Edited" and can open the earlier version', async ({ page, provider, browser, baseURL, axe }) => {
+      await joinViaApi(page, provider);
       const before = uniqueText('Cold one aftr work');
       await createPostViaApi(page, before);
       const feed = new FeedPage(page, 'discover');
@@ -66,7 +52,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(dialog.getByLabel('Caption')).toHaveValue(before);
       await expect(dialog.getByText(`${before.length}/2200`)).toBeVisible();
       await page.screenshot({ path: `/tmp/shots/edits/edit-dialog-${name}.png` });
-      await axeOnDialog(page, testInfo, `the edit dialog (${name})`);
+      await axe(page, 'post edit dialog', 'dialog[open]');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
 
       const after = before.replace('aftr', 'after');
@@ -89,7 +75,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(versions.nth(1)).toContainText(before);
       await expect(versions.nth(1)).toContainText('Posted');
       await other.page.screenshot({ path: `/tmp/shots/edits/history-${name}.png` });
-      await axeOnDialog(other.page, testInfo, `the edit history (${name})`);
+      await axe(other.page, 'post edit history', 'dialog[open]');
       await history.getByRole('button', { name: 'Close' }).click();
       await expect(history).toHaveCount(0);
       await other.page.screenshot({ path: `/tmp/shots/edits/edited-card-${name}.png` });
@@ -97,7 +83,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
     });
 
     test('an anonymous post edited by its author names nobody: not on the page, not in the API', async ({ page, provider, browser, baseURL }) => {
-      const me = await signUp(page, provider);
+      const me = await joinViaApi(page, provider);
       const before = uniqueText('Guess who');
       await createPostViaApi(page, before, true);
       const mine = new FeedPage(page, 'discover');
@@ -128,9 +114,9 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await other.context.close();
     });
 
-    test('an operator sees what a reported post said before its author edited it', async ({ page, provider, browser, baseURL }, testInfo) => {
+    test('an operator sees what a reported post said before its author edited it', async ({ page, provider, browser, baseURL, axe }) => {
       const operator = operatorOrSkip(provider);
-      await signUp(page, provider);
+      await joinViaApi(page, provider);
       const before = uniqueText('Buy cheap pills at spam.example');
       await createPostViaApi(page, before);
       const reporter = await secondPerson(browser, provider, baseURL, viewport);
@@ -157,7 +143,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(history.getByRole('list', { name: 'Earlier versions, newest first' })).toContainText(before);
       await report.scrollIntoViewIfNeeded();
       await opPage.screenshot({ path: `/tmp/shots/edits/admin-history-${name}.png` });
-      await axeOnDialog(opPage, testInfo, `a reported post's history (${name})`, 'main');
+      await axe(opPage, "admin: a reported post's history", 'main');
       await opContext.close();
     });
   });

@@ -3,18 +3,19 @@ import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
 import {
   collectDialogs,
+  createPostViaApi,
   expect,
   makeHugeFile,
   makeImage,
   secondPerson,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
 
 test.describe('posts', () => {
   test('a post with an image and caption shows on the own profile and in Discover', { tag: '@any-provider' }, async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const account = new AccountPage(page);
     await expect(page.getByText('No posts yet', { exact: true })).toBeVisible();
     await expect(page.getByText('Share your first shower beer moment!')).toBeVisible();
@@ -46,7 +47,7 @@ test.describe('posts', () => {
   });
 
   test('create-post states and every validation message', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const dialogs = collectDialogs(page);
     const create = new CreatePostPage(page);
     await create.goto();
@@ -96,7 +97,7 @@ test.describe('posts', () => {
   });
 
   test('sharing shows its busy state; a failure alerts and leaves the form as it was', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const dialogs = collectDialogs(page);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -124,7 +125,7 @@ test.describe('posts', () => {
   });
 
   test('an upload the storage refuses (tampered link) alerts, and sharing again works', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const dialogs = collectDialogs(page);
     // The presign answer reaches the page with one character of its signature changed: the storage
     // itself must refuse the PUT (the local driver with 403; Swift with a 403 the browser only sees
@@ -171,7 +172,7 @@ test.describe('posts', () => {
   });
 
   test('the upload goes straight to the presigned address without the bearer token', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const puts: { auth: string | undefined; type: string | undefined }[] = [];
     page.on('request', (req) => {
       if (req.method() === 'PUT') puts.push({ auth: req.headers()['authorization'], type: req.headers()['content-type'] });
@@ -188,7 +189,7 @@ test.describe('posts', () => {
     browser,
     baseURL,
   }) => {
-    const owner = await signUp(page, provider);
+    const owner = await joinViaApi(page, provider);
     const caption = uniqueText('Nobody knows it was me');
     await new CreatePostPage(page).goto();
     await new CreatePostPage(page).create(await makeImage(), caption, true);
@@ -207,10 +208,9 @@ test.describe('posts', () => {
   });
 
   test('the author deletes their post (after confirming)', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const caption = uniqueText('Short-lived');
-    await new CreatePostPage(page).goto();
-    await new CreatePostPage(page).create(await makeImage(), caption);
+    await createPostViaApi(page, caption);
     const dialogs = collectDialogs(page);
     const discover = new FeedPage(page, 'discover');
     await discover.goto();
@@ -223,7 +223,7 @@ test.describe('posts', () => {
   });
 
   test('Discover shows its empty state', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     // The shared server may already hold posts: answer this one page with none.
     await page.route('**/api/discover-posts*', (route) => route.fulfill({ json: [] }));
     await new FeedPage(page, 'discover').goto();

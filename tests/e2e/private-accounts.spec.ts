@@ -1,26 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
-import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, signUp, test, uniqueText } from './fixtures';
-
-/** WCAG 2.2 AA as tests/e2e/a11y.spec.ts checks every screen: every rule in the light theme, the colour rules in the dark one too. */
-async function expectNoAxeViolations(page: Page, screen: string) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-    const axe = new AxeBuilder({ page });
-    const { violations } = await (colorScheme === 'light'
-      ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-      : axe.withRules(['color-contrast', 'link-in-text-block'])
-    ).analyze();
-    const found = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(found, `axe on ${screen} (${colorScheme})`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
-}
+import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
 
 // Issue 37, part 3: a private account's follow request is approved, and only then are its posts visible.
 for (const { name, viewport } of PHONE_AND_DESKTOP) {
@@ -32,8 +14,9 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       provider,
       browser,
       baseURL,
+      axe,
     }, testInfo) => {
-      const owner = await signUp(page, provider);
+      const owner = await joinViaApi(page, provider);
       const caption = uniqueText('Locked-door lager');
       await createPostViaApi(page, caption);
 
@@ -46,7 +29,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await page.reload();
       await expect(account.privateAccount).toBeChecked();
       await page.screenshot({ path: testInfo.outputPath(`account-${name}.png`), fullPage: true });
-      await expectNoAxeViolations(page, 'the account page with the privacy switch');
+      await axe(page, 'account, private');
 
       // Someone else: the profile, but not its posts; not on Discover either.
       const friend = await secondPerson(browser, provider, baseURL, viewport);
@@ -72,7 +55,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       await expect(profile.requested).toBeVisible();
       await expect(profile.privateNotice).toBeVisible();
       await friend.page.screenshot({ path: testInfo.outputPath(`profile-requested-${name}.png`), fullPage: true });
-      await expectNoAxeViolations(friend.page, 'a private profile with a waiting request');
+      await axe(friend.page, 'profile, private with a waiting request');
 
       // The owner's bell counts the request; they answer from the Notifications screen.
       const nav = new NavBar(page);
@@ -82,7 +65,7 @@ for (const { name, viewport } of PHONE_AND_DESKTOP) {
       const requests = page.getByRole('region', { name: 'Follow requests' });
       await expect(requests.getByText(`${friend.user.username} asked to follow you.`)).toBeVisible();
       await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}.png`), fullPage: true });
-      await expectNoAxeViolations(page, 'the notifications with a follow request');
+      await axe(page, 'notifications, a follow request');
       await requests.getByRole('button', { name: `Approve ${friend.user.username}` }).click();
       await expect(page.getByRole('status').filter({ hasText: `${friend.user.username} now follows you.` })).toBeVisible();
       await expect(requests.getByRole('button', { name: `Approve ${friend.user.username}` })).toHaveCount(0);

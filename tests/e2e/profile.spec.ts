@@ -1,10 +1,10 @@
 import { AccountPage } from './pages/account-page';
 import { NavBar } from './pages/nav-bar';
-import { collectDialogs, expect, makeHugeFile, makeImage, signUp, test } from './fixtures';
+import { collectDialogs, expect, makeHugeFile, makeImage, joinViaApi, test } from './fixtures';
 
 test.describe('own profile', () => {
   test('shows its loading text, then the profile', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     await page.route('**/api/user-posts*', async (route) => {
@@ -18,7 +18,7 @@ test.describe('own profile', () => {
   });
 
   test('shows the default beer mug, then Change Photo updates the avatar everywhere', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const account = new AccountPage(page);
     await expect(account.avatar).toHaveAttribute('src', '/beer-mug.svg');
     await expect(account.avatar).toHaveAttribute('alt', 'Default beer mug avatar');

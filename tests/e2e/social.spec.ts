@@ -1,5 +1,4 @@
 import { AccountPage } from './pages/account-page';
-import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
 import { ProfilePage } from './pages/profile-page';
 import { SearchPage } from './pages/search-page';
@@ -8,9 +7,8 @@ import {
   createPostViaApi,
   expect,
   followerNames,
-  makeImage,
   secondPerson,
-  signUp,
+  joinViaApi,
   test,
   uniqueText,
 } from './fixtures';
@@ -22,10 +20,10 @@ test.describe('likes and comments', () => {
     browser,
     baseURL,
   }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
+    // Posting is posts.spec.ts's subject: the post to like is made through the API.
     const caption = uniqueText('Likeable');
-    await new CreatePostPage(page).goto();
-    await new CreatePostPage(page).create(await makeImage(), caption);
+    await createPostViaApi(page, caption);
 
     const discover = new FeedPage(page, 'discover');
     await discover.goto();
@@ -84,11 +82,8 @@ test.describe('likes and comments', () => {
   });
 
   test('a feed loads in one request per page, with no like or comment call per post', async ({ page, provider }) => {
-    await signUp(page, provider);
-    for (const n of [1, 2]) {
-      await new CreatePostPage(page).goto();
-      await new CreatePostPage(page).create(await makeImage(), uniqueText(`Feed post ${n}`));
-    }
+    await joinViaApi(page, provider);
+    for (const n of [1, 2]) await createPostViaApi(page, uniqueText(`Feed post ${n}`));
     const perPost: string[] = [];
     const feedCalls: string[] = [];
     page.on('request', (req) => {
@@ -108,7 +103,7 @@ test.describe('likes and comments', () => {
 
 test.describe('paging', () => {
   test('Discover loads the next page with the last cursor as you scroll', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const first = uniqueText('Oldest of twelve');
     await createPostViaApi(page, first);
     for (let i = 2; i <= 12; i++) await createPostViaApi(page, uniqueText(`Post ${i} of twelve`));
@@ -139,11 +134,10 @@ test.describe('search and follow', () => {
     browser,
     baseURL,
   }) => {
-    const me = await signUp(page, provider);
+    const me = await joinViaApi(page, provider);
     const other = await secondPerson(browser, provider, baseURL);
     const caption = uniqueText('Worth following');
-    await new CreatePostPage(other.page).goto();
-    await new CreatePostPage(other.page).create(await makeImage(), caption);
+    await createPostViaApi(other.page, caption);
     await other.context.close();
 
     // Nobody followed yet: the empty state.
@@ -187,7 +181,7 @@ test.describe('search and follow', () => {
   });
 
   test('search states: welcome, blank ignored, no results, failure', async ({ page, provider }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const search = new SearchPage(page);
     await search.goto();
     await expect(page.getByText('Find your fellow beer lovers')).toBeVisible();
@@ -217,7 +211,7 @@ test.describe('search and follow', () => {
   });
 
   test('another user with no posts shows the empty profile', async ({ page, provider, browser, baseURL }) => {
-    await signUp(page, provider);
+    await joinViaApi(page, provider);
     const other = await secondPerson(browser, provider, baseURL);
     await other.context.close();
     const profile = new ProfilePage(page);
