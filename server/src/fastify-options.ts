@@ -42,6 +42,10 @@ export function fastifyOptions(config: Config, overrides: Partial<FastifyServerO
     bodyLimit: 64 * 1024,
     routerOptions: { maxParamLength: 200 },
     requestTimeout: 120_000,
+    // Fastify stops the start when one plugin takes over 10 s by default. Starting the read
+    // workers and reading the keys has passed that on a busy 2-core runner (the browser suite
+    // and tap under load), so a slow machine started slowly instead of not at all.
+    pluginTimeout: 60_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     // Query strings and path parameters are text and need coercion ("20" → 20);
     // JSON bodies are typed already, so a wrong type there is refused, not converted.
