@@ -192,10 +192,15 @@ export function buildImage(options: Options, work: string) {
           }
           log(`  RUN ${step}`);
           const started = Date.now();
-          // npm_config_nodedir: the headers of the Node that runs the stages (scripts/use-node.sh), as the
-          // image's node has its own; without it, Debian's npm builds better-sqlite3 against /usr's Node.
-          const nodedir = process.env.npm_config_nodedir ? { npm_config_nodedir: process.env.npm_config_nodedir } : {};
-          const res = spawnSync('bash', ['-c', step], { cwd: inRoot('.'), stdio: 'inherit', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? root, ...nodedir, ...env } });
+          // From the machine, as a build host lends them to `docker build`: npm_config_nodedir, the headers
+          // of the Node that runs the stages (scripts/use-node.sh), as the image's node has its own (without
+          // it, Debian's npm builds better-sqlite3 against /usr's Node); and the machine's certificate
+          // authorities for npm's registry (NODE_EXTRA_CA_CERTS, which use-node.sh sets: the official
+          // Node build trusts only its bundled list, where Debian's trusts the system's).
+          const lent = Object.fromEntries(
+            (['npm_config_nodedir', 'NODE_EXTRA_CA_CERTS'] as const).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+          );
+          const res = spawnSync('bash', ['-c', step], { cwd: inRoot('.'), stdio: 'inherit', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? root, ...lent, ...env } });
           if (res.status !== 0) throw new Error(`RUN ${step} exited ${res.status}`);
           log(`  … ${((Date.now() - started) / 1000).toFixed(0)} s`);
         }

@@ -34,6 +34,12 @@ if [ -x "$sb_node_home/bin/node" ]; then
   # node-gyp builds better-sqlite3 against these headers instead of downloading them.
   npm_config_nodedir="$sb_node_home"
   export PATH npm_config_nodedir
+  # The official build trusts only the certificate authorities bundled in it, where Debian's Node
+  # trusts the system's: behind a proxy or mirror with its own CA, npm then fails every registry
+  # fetch (SELF_SIGNED_CERT_IN_CHAIN). Hand it the system's list, unless one is set already.
+  if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+  fi
   echo "Node.js $(node --version) from $sb_node_home"
 else
   echo "Could not fetch Node.js $sb_node_version from the npm registry: Node.js $sb_node_version is needed" >&2
