@@ -147,6 +147,9 @@ async function main(): Promise<number> {
           publicUrl,
           appEnv: storage('shower-beer'),
           playwrightArgs,
+          // At phone size only: the embedded lane walks the same pages at both sizes; this lane's
+          // subject is the sign-in through Keycloak and the photos through Swift (tests/e2e/COVERAGE.md).
+          playwrightEnv: { E2E_SIZES: process.env.E2E_SIZES ?? 'phone' },
         });
         log(`Keycloak lane: the app ready in ${seconds(result.appStartMs)}, Playwright ${seconds(result.playwrightMs)}, exit ${result.exitCode}`);
         exitCode ||= result.exitCode;
@@ -169,6 +172,7 @@ async function main(): Promise<number> {
           // One browser at a time: with two, Glewlwyd (SQLite backend) answered an authorize
           // request with error=server_error twice in about sixty sign-ins.
           playwrightArgs: ['--workers=1', '--grep', '@any-provider', ...playwrightArgs],
+          playwrightEnv: { E2E_SIZES: process.env.E2E_SIZES ?? 'phone' },
         });
         log(`Glewlwyd lane: the app ready in ${seconds(result.appStartMs)}, Playwright ${seconds(result.playwrightMs)}, exit ${result.exitCode}`);
         exitCode ||= result.exitCode;

@@ -49,6 +49,8 @@ export interface RunOptions {
   appEnv?: Record<string, string>;
   /** Arguments after `playwright test` (a spec file, --grep …). */
   playwrightArgs?: string[];
+  /** Extra env for Playwright (e.g. E2E_SIZES=phone, tests/e2e/fixtures.ts). */
+  playwrightEnv?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -150,7 +152,7 @@ export async function runE2eThroughProvider(opts: RunOptions): Promise<RunResult
     const pw = spawn('npx', ['playwright', 'test', ...(opts.playwrightArgs ?? [])], {
       cwd: repoRoot,
       stdio: 'inherit',
-      env: { ...process.env, E2E_BASE_URL: publicUrl, E2E_PROVIDER: provider.kind, ...provider.e2eEnv },
+      env: { ...process.env, E2E_BASE_URL: publicUrl, E2E_PROVIDER: provider.kind, ...provider.e2eEnv, ...opts.playwrightEnv },
     });
     result.exitCode = await new Promise<number>((resolve) => pw.once('exit', (code) => resolve(code ?? 1)));
     result.playwrightMs = Date.now() - pwStarted;

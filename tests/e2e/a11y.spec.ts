@@ -17,6 +17,7 @@ import {
   newUser,
   operatorOrSkip,
   PHONE_AND_DESKTOP,
+  SIZES,
   secondPerson,
   signInAsOperator,
   joinViaApi,
@@ -115,7 +116,7 @@ async function expectFocusRing(target: Locator): Promise<void> {
   expect(ring.width).toBeGreaterThanOrEqual(2);
 }
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`accessibility on a ${name}`, () => {
     test.use({ viewport });
 

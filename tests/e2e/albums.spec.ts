@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { accessToken, collectDialogs, expect, joinViaApi, makeImage, PHONE_AND_DESKTOP, test, uniqueText } from './fixtures';
+import { accessToken, collectDialogs, expect, joinViaApi, makeImage, SIZES, test, uniqueText } from './fixtures';
 
 // Issue 38, parts 1 and 2: an album made on the create screen (chosen together and one at a time,
 // described, reordered), then seen as a carousel on Discover and marked on the profile grid.
@@ -23,7 +23,7 @@ async function createAlbumViaApi(page: Page, caption: string, photos: { file: st
   expect(created.status()).toBe(201);
 }
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`albums on a ${name}`, () => {
     test.use({ viewport });
 

@@ -1,8 +1,8 @@
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { expect, makeImage, PHONE_AND_DESKTOP, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
+import { expect, makeImage, SIZES, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`alt text on a ${name}`, () => {
     test.use({ viewport });
 

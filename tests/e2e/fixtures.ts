@@ -18,6 +18,15 @@ export const PHONE_AND_DESKTOP = [
   { name: 'phone', viewport: { width: 390, height: 844 } },
   { name: 'desktop', viewport: { width: 1280, height: 900 } },
 ] as const;
+/**
+ * The sizes a test written for both runs at: both, unless E2E_SIZES names fewer (`phone`). The
+ * stack lane (scripts/test-stack.ts) runs its provider lanes at phone size only: the pages are
+ * the same as in the embedded lane, which walks both sizes; what that lane checks is the sign-in
+ * and the storage through real servers (tests/e2e/COVERAGE.md).
+ */
+export const SIZES = ((wanted) => (wanted.length ? PHONE_AND_DESKTOP.filter((s) => wanted.includes(s.name)) : PHONE_AND_DESKTOP))(
+  (process.env.E2E_SIZES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+);
 export type { Credentials };
 
 const runId = `${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;

@@ -8,7 +8,7 @@ import {
   createPostViaApi,
   expect,
   operatorOrSkip,
-  PHONE_AND_DESKTOP,
+  SIZES,
   secondPerson,
   signInAsOperator,
   joinViaApi,
@@ -16,7 +16,7 @@ import {
   uniqueText,
 } from './fixtures';
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`moderation on a ${name}`, () => {
     test.use({ viewport });
 

@@ -1,8 +1,8 @@
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
-import { accessToken, apiPerson, createPostViaApi, expect, joinViaApi, PHONE_AND_DESKTOP, signInViaApi, test, uniqueText } from './fixtures';
+import { accessToken, apiPerson, createPostViaApi, expect, joinViaApi, SIZES, signInViaApi, test, uniqueText } from './fixtures';
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`notifications on a ${name}`, () => {
     test.use({ viewport });
 

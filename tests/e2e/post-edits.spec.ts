@@ -7,7 +7,7 @@ import {
   createPostViaApi,
   expect,
   operatorOrSkip,
-  PHONE_AND_DESKTOP,
+  SIZES,
   secondPerson,
   signInAsOperator,
   joinViaApi,
@@ -34,7 +34,7 @@ async function apiText(page: Page, path: string): Promise<string> {
   return res.text();
 }
 
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`post edits on a ${name}`, () => {
     test.use({ viewport });
 

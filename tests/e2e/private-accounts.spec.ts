@@ -2,10 +2,10 @@ import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
-import { createPostViaApi, expect, PHONE_AND_DESKTOP, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, SIZES, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
 
 // Issue 37, part 3: a private account's follow request is approved, and only then are its posts visible.
-for (const { name, viewport } of PHONE_AND_DESKTOP) {
+for (const { name, viewport } of SIZES) {
   test.describe(`private accounts on a ${name}`, () => {
     test.use({ viewport });
 
