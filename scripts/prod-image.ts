@@ -196,9 +196,13 @@ export function buildImage(options: Options, work: string) {
           // of the Node that runs the stages (scripts/use-node.sh), as the image's node has its own (without
           // it, Debian's npm builds better-sqlite3 against /usr's Node); and the machine's certificate
           // authorities for npm's registry (NODE_EXTRA_CA_CERTS, which use-node.sh sets: the official
-          // Node build trusts only its bundled list, where Debian's trusts the system's).
+          // Node build trusts only its bundled list, where Debian's trusts the system's). And a compiler
+          // cache where the machine has one (.ci/run: ccache through CC, CXX and CCACHE_DIR), as a build
+          // host's cache mount: the deps stage compiles the same better-sqlite3 the checkout's install did.
           const lent = Object.fromEntries(
-            (['npm_config_nodedir', 'NODE_EXTRA_CA_CERTS'] as const).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+            (['npm_config_nodedir', 'NODE_EXTRA_CA_CERTS', 'CC', 'CXX', 'CCACHE_DIR'] as const).flatMap((name) =>
+              process.env[name] ? [[name, process.env[name]!]] : [],
+            ),
           );
           const res = spawnSync('bash', ['-c', step], { cwd: inRoot('.'), stdio: 'inherit', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? root, ...lent, ...env } });
           if (res.status !== 0) throw new Error(`RUN ${step} exited ${res.status}`);
