@@ -1,13 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
 
-/**
- * The one error shape every route answers with: `{ error, message }`, declared once as the
- * schema the routes name for their error answers (the description is what the OpenAPI document
- * says of each).
- */
-export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
-export type ErrorBody = Static<typeof ErrorBody>;
+/** The one error shape every route answers with, `{ error, message }`: the API contract's. */
+export { ErrorBody } from './contract/answers.js';
 
 /** An error a client caused; thrown anywhere, answered with its status and code. */
 export class HttpError extends Error {

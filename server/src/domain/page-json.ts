@@ -1,7 +1,7 @@
 import { LruMap } from '../lru.js';
 import { mediaUrls, mediumUrl } from '../storage/media-keys.js';
 import { formatCursor } from './paging.js';
-import type { PhotoView } from './api-shapes.js';
+import type { PhotoView } from '../contract/api-shapes.js';
 import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PhotoRow, type PostPage, type PostRow, type PostView } from './views.js';
 
 /** Posts and comments whose unchanging JSON is kept per connection, least recently shown dropped first. */

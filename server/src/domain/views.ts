@@ -1,5 +1,5 @@
 import { mediaUrls } from '../storage/media-keys.js';
-import type { CommentView, PostView } from './api-shapes.js';
+import type { CommentView, PostView } from '../contract/api-shapes.js';
 import { formatCursor } from './paging.js';
 
 export type { CommentView, PostView };

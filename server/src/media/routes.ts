@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParam, Post } from '../domain/api-shapes.js';
+import { IdParam } from '../contract/api-shapes.js';
+import { CreatedPost, Deleted, PresignedUpload, StorageUse, UploadReceived } from '../contract/answers.js';
 import { ErrorBody, notFound } from '../errors.js';
 import { ALBUM_MAX_PHOTOS } from '../domain/limits.js';
 import type { MediaService } from './media-service.js';
@@ -39,7 +40,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ uploadUrl: Type.String(), s3Key: Type.String() }),
+          200: PresignedUpload,
           ...apiErrors,
         },
       },
@@ -83,7 +84,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
         ),
         response: {
           // A post as every feed shows it to its author, or a new profile picture's address.
-          201: Type.Union([Post, Type.Object({ profilePictureUrl: Type.String() }, { additionalProperties: false })]),
+          201: CreatedPost,
           ...apiErrors,
         },
       },
@@ -100,7 +101,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     '/api/storage',
     {
       onRequest: fastify.authenticate,
-      schema: { response: { 200: Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() }), ...apiErrors } },
+      schema: { response: { 200: StorageUse, ...apiErrors } },
     },
     async (request) => service.storage(request.user),
   );
@@ -111,7 +112,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       onRequest: fastify.authenticate,
       schema: {
         querystring: Type.Object({ postId: IdParam }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...apiErrors },
+        response: { 200: Deleted, ...apiErrors },
       },
     },
     async (request) => {
@@ -155,7 +156,7 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
             exp: Type.String({ maxLength: 20 }),
             sig: Type.String({ maxLength: 100 }),
           }),
-          response: { 200: Type.Object({ ok: Type.Literal(true) }), '4xx': ErrorBody },
+          response: { 200: UploadReceived, '4xx': ErrorBody },
         },
       },
       async (request) =>

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createAccountRemovalService } from '../domain/account-removal-service.js';
 import { badRequest, notFound } from '../errors.js';
-import { Privacy } from '../domain/api-shapes.js';
+import { Privacy } from '../contract/api-shapes.js';
+import { Deleted } from '../contract/answers.js';
 import { writeErrors } from './api-schemas.js';
 
 /** The owner removes their own account; the body names it again so a stray call cannot. */
@@ -13,7 +14,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         body: Type.Object({ confirmUsername: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...writeErrors },
+        response: { 200: Deleted, ...writeErrors },
       },
     },
     async (request) => {

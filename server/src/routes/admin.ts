@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isOperator } from '../auth/operators.js';
-import { AdminOverview } from '../domain/api-shapes.js';
+import { AdminOverview } from '../contract/api-shapes.js';
+import { Done } from '../contract/answers.js';
 import type { Operator, ReportReason } from '../domain/moderation-repository.js';
 import { parseId } from '../domain/paging.js';
 import { mediaUrls } from '../storage/media-keys.js';
@@ -12,7 +13,6 @@ import { cleanNote } from './moderation.js';
 import registrationAdminRoutes from './registration-admin.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const Done = Type.Object({ done: Type.Literal(true) });
 /** Every route but the overview is a write. */
 const responses = { 200: Done, ...writeErrors, 403: ErrorBody, 409: ErrorBody };
 const OptionalReason = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false });

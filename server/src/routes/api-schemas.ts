@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { Comment, IdParam, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../domain/api-shapes.js';
+import { Comment, IdParam, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile } from '../contract/api-shapes.js';
 import { CURSOR_PATTERN } from '../domain/paging.js';
-import { ErrorBody } from '../errors.js';
+import { ErrorBody, FollowState, Posts } from '../contract/answers.js';
 
-export { Comment, ErrorBody, IdParam, LikeState, Nullable, OwnProfile, Post, ProfileMatch, UserProfile };
+export { Comment, ErrorBody, FollowState, IdParam, LikeState, Nullable, OwnProfile, Post, Posts, ProfileMatch, UserProfile };
 
 /** A post or comment id: a number or a numeric string (JSON bodies carry either). */
 export const Id = Type.Union([Type.String({ pattern: '^[1-9][0-9]{0,14}$' }), Type.Integer({ minimum: 1 })]);
@@ -16,14 +16,6 @@ export const PageQuery = Type.Object(
   { additionalProperties: true },
 );
 
-export const Posts = Type.Array(Post);
-
-export const FollowState = Type.Object({
-  following: Type.Boolean(),
-  /** The followee is private: the follow is a request waiting for their answer (docs/api.md, "Private accounts"). */
-  requested: Type.Boolean(),
-  followerCount: Type.Integer(),
-});
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /**

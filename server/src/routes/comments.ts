@@ -4,6 +4,7 @@ import { CURSOR_PATTERN, OLDEST, parseCursor, parseId } from '../domain/paging.j
 import { COMMENT_MAX_LENGTH } from '../domain/limits.js';
 import { cleanText } from '../domain/text.js';
 import { badRequest } from '../errors.js';
+import { Comments, Deleted } from '../contract/answers.js';
 import { Comment, ErrorBody, errors, Id, IdParam, writeErrors } from './api-schemas.js';
 
 
@@ -32,7 +33,7 @@ const commentRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
           cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN })),
         }),
-        response: { 200: Type.Array(Comment), ...errors },
+        response: { 200: Comments, ...errors },
       },
     },
     async (request) =>
@@ -65,7 +66,7 @@ const commentRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         querystring: Type.Object({ commentId: IdParam }),
-        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...writeErrors, 403: ErrorBody },
+        response: { 200: Deleted, ...writeErrors, 403: ErrorBody },
       },
     },
     async (request) => {

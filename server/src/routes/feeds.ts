@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NEWEST, parseCursor } from '../domain/paging.js';
-import type { OwnProfileView, UserProfileView } from '../domain/api-shapes.js';
+import type { OwnProfileView, UserProfileView } from '../contract/api-shapes.js';
 import { pictureUrl, type PostPage } from '../domain/views.js';
 import { notFound } from '../errors.js';
 import { createPageWriter } from '../domain/page-json.js';

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { notFound } from '../errors.js';
-import { FollowRequest } from '../domain/api-shapes.js';
+import { FollowApproved, FollowDeclined, FollowRequests, Followers } from '../contract/answers.js';
 import { pictureUrl } from '../domain/views.js';
 import { ErrorBody, errors, FollowState, UsernameParams, writeErrors } from './api-schemas.js';
 
@@ -12,7 +11,7 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { follows, users, writes } = fastify;
   fastify.get(
     '/account/:username/followers',
-    { schema: { params: UsernameParams, response: { 200: Type.Array(Type.Object({ username: Type.String() })), ...errors } } },
+    { schema: { params: UsernameParams, response: { 200: Followers, ...errors } } },
     async (request) => {
       // As the profile (GET /api/view-user-posts): 404 for someone the caller may not see, nothing listed for someone they blocked.
       const profile = users.publicProfile(request.params.username.trim(), request.user.id);
@@ -33,7 +32,7 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // Follow requests to the caller's private account (docs/api.md, "Private accounts").
   fastify.get(
     '/follow-requests',
-    { schema: { response: { 200: Type.Array(FollowRequest), ...errors } } },
+    { schema: { response: { 200: FollowRequests, ...errors } } },
     async (request) =>
       follows.requestsTo(request.user.id).map((r) => ({
         username: r.username,
@@ -44,13 +43,13 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post(
     '/follow-requests/:username/approve',
-    { schema: { params: UsernameParams, response: { 200: Type.Object({ followerCount: Type.Integer() }), ...writeErrors, 409: ErrorBody } } },
+    { schema: { params: UsernameParams, response: { 200: FollowApproved, ...writeErrors, 409: ErrorBody } } },
     async (request) => writes.run(() => follows.approve(request.user.id, request.params.username.trim())),
   );
 
   fastify.delete(
     '/follow-requests/:username',
-    { schema: { params: UsernameParams, response: { 200: Type.Object({ declined: Type.Literal(true) }), ...writeErrors } } },
+    { schema: { params: UsernameParams, response: { 200: FollowDeclined, ...writeErrors } } },
     async (request) => {
       await writes.run(() => follows.decline(request.user.id, request.params.username.trim()));
       return { declined: true as const };

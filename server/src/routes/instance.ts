@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Instance } from '../domain/api-shapes.js';
+import { Instance } from '../contract/api-shapes.js';
 import { ErrorBody } from './api-schemas.js';
 
 /**

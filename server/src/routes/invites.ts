@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isOperator } from '../auth/operators.js';
-import { InviteView, NewInvite } from '../domain/api-shapes.js';
+import { NewInvite } from '../contract/api-shapes.js';
+import { Done, Invites } from '../contract/answers.js';
 import { INVITE_MAX_HOURS, INVITE_MAX_USES, type InviteRow } from '../domain/invites-repository.js';
 import { parseId } from '../domain/paging.js';
 import { forbidden } from '../errors.js';
@@ -51,7 +52,7 @@ const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return operator;
   };
 
-  fastify.get('/invites', { schema: { response: { 200: Type.Object({ invites: Type.Array(InviteView) }), ...errors } } }, async (request) => {
+  fastify.get('/invites', { schema: { response: { 200: Invites, ...errors } } }, async (request) => {
     const operator = allowed(request);
     const rows = operator ? invites.list() : invites.listBy(request.user.id);
     const now = Date.now();
@@ -67,7 +68,7 @@ const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete(
     '/invites/:inviteId',
-    { schema: { params: Type.Object({ inviteId: IdParam }), response: { 200: Type.Object({ done: Type.Literal(true) }), ...writeErrors, 403: ErrorBody } } },
+    { schema: { params: Type.Object({ inviteId: IdParam }), response: { 200: Done, ...writeErrors, 403: ErrorBody } } },
     async (request) => {
       const operator = allowed(request);
       invites.revoke(parseId(request.params.inviteId, 'inviteId'), request.user.id, operator);

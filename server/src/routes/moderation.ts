@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { isOperator } from '../auth/operators.js';
-import { BlockedPerson, Me, ModerationNotice, ReportReason, ReportReceipt } from '../domain/api-shapes.js';
+import { Me, ReportReason, ReportReceipt } from '../contract/api-shapes.js';
+import { Blocked, Blocks, Notices } from '../contract/answers.js';
 import { REPORT_RECEIVED } from '../domain/moderation-repository.js';
 import { parseId } from '../domain/paging.js';
 import { cleanText } from '../domain/text.js';
@@ -22,8 +23,6 @@ export function cleanNote(raw: string | undefined, what: string, required = fals
   return text;
 }
 
-const Blocked = Type.Object({ blocked: Type.Boolean() });
-
 /** Who the caller is to this server, reports, blocking, and the notices of what operators removed. */
 const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { blocks, moderation, writes } = fastify;
@@ -39,7 +38,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get(
     '/account/notices',
-    { config: { allowSuspended: true }, schema: { response: { 200: Type.Object({ notices: Type.Array(ModerationNotice) }), ...errors } } },
+    { config: { allowSuspended: true }, schema: { response: { 200: Notices, ...errors } } },
     async (request) => ({
       notices: moderation.notices(request.user.id).map((n) => ({ action: n.action, excerpt: n.excerpt, reason: n.reason, created_at: iso(n.createdAt) })),
     }),
@@ -98,7 +97,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
   );
 
-  fastify.get('/blocks', { schema: { response: { 200: Type.Object({ blocks: Type.Array(BlockedPerson) }), ...errors } } }, async (request) => ({
+  fastify.get('/blocks', { schema: { response: { 200: Blocks, ...errors } } }, async (request) => ({
     blocks: blocks.list(request.user.id).map((b) => ({
       blockId: b.blockId,
       username: b.username,

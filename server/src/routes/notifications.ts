@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { NotificationGroup, UnreadNotifications, type NotificationGroupView } from '../domain/api-shapes.js';
+import { UnreadNotifications, type NotificationGroupView } from '../contract/api-shapes.js';
+import { NotificationGroups, UnreadCounts } from '../contract/answers.js';
 import { DAY_MS, NOTIFICATION_CURSOR_PATTERN, type NotificationGroupRow } from '../domain/notifications-repository.js';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest } from '../errors.js';
 import { mediaUrls } from '../storage/media-keys.js';
 import { errors, writeErrors } from './api-schemas.js';
-
-const UnreadWithRequests = Type.Object({ ...UnreadNotifications.properties, followRequests: Type.Integer() });
 
 function groupView(row: NotificationGroupRow, seenAt: number): NotificationGroupView {
   return {
@@ -33,7 +32,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // Polled by the web app every 30 s at most while a tab is visible: one primary-key read, and
   // the follow requests waiting for a private account (docs/api.md, "Private accounts"), whose
   // count the bell adds: usually an empty range of the follow_requests primary key.
-  fastify.get('/notifications/unread', { schema: { response: { 200: UnreadWithRequests, ...errors } } }, async (request) => ({
+  fastify.get('/notifications/unread', { schema: { response: { 200: UnreadCounts, ...errors } } }, async (request) => ({
     unread: notifications.unread(request.user.id),
     followRequests: fastify.follows.waitingFor(request.user.id),
   }));
@@ -49,7 +48,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Array(NotificationGroup), ...errors },
+        response: { 200: NotificationGroups, ...errors },
       },
     },
     async (request) => {

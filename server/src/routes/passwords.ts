@@ -5,6 +5,7 @@ import { issueAccessToken } from '../auth/issue.js';
 import { isOperator } from '../auth/operators.js';
 import { resetLinkUrl, resetMail } from '../idp/password-resets.js';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../errors.js';
+import { PasswordChanged, ResetLink } from '../contract/answers.js';
 import { ErrorBody, UsernameParams, writeErrors } from './api-schemas.js';
 
 const PasswordChange = Type.Object(
@@ -14,15 +15,6 @@ const PasswordChange = Type.Object(
   },
   { additionalProperties: false },
 );
-const PasswordChanged = Type.Object({
-  accessToken: Type.String({ description: 'A new token for the session that made the change; every older token of the account is refused from now on.' }),
-  expiresIn: Type.Integer({ description: 'Seconds until that token expires.' }),
-});
-const ResetLink = Type.Object({
-  url: Type.String({ description: 'The one-time link to hand to the person: it works once, for 24 hours.' }),
-  expiresAt: Type.String({ format: 'date-time' }),
-  emailed: Type.Boolean({ description: 'True when the link was also e-mailed to the account (SMTP_URL is set and the mail server took it).' }),
-});
 
 const NOT_EMBEDDED =
   'Passwords are kept by the sign-in service this server uses, not by Shower Beer: change or reset them there.';

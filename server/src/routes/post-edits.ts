@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParam, PostEdit, PostVersion } from '../domain/api-shapes.js';
+import { IdParam, PostEdit } from '../contract/api-shapes.js';
+import { PostVersions } from '../contract/answers.js';
 import { parseId } from '../domain/paging.js';
 import type { PostChanges } from '../domain/post-edits-repository.js';
 import { cleanAltText, cleanCaption } from '../domain/post-text.js';
@@ -67,7 +68,7 @@ const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         querystring: Type.Object({ postId: IdParam }),
-        response: { 200: Type.Array(PostVersion), ...errors },
+        response: { 200: PostVersions, ...errors },
       },
     },
     async (request) =>

@@ -1,24 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Instance, JoinRequestView } from '../domain/api-shapes.js';
+import { Instance } from '../contract/api-shapes.js';
+import { Done, InstanceChange, JoinRequests } from '../contract/answers.js';
 import { ErrorBody, errors, UsernameParams, writeErrors } from './api-schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const Done = Type.Object({ done: Type.Literal(true) });
-
-/** Generous bounds for the body; the exact limits and their messages are domain/instance-repository.ts's. */
-const InstanceChange = Type.Object(
-  {
-    name: Type.Optional(Type.String({ maxLength: 1000 })),
-    description: Type.Optional(Type.String({ maxLength: 10_000 })),
-    /** Plain text, one rule a line. */
-    rules: Type.Optional(Type.String({ maxLength: 20_000 })),
-    /** Checked by the repository, so an unknown mode answers a message naming the modes. */
-    registrationMode: Type.Optional(Type.String({ maxLength: 50 })),
-    membersCanInvite: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 /**
  * The operator's side of who may join and the server's own page, under /api/admin (routes/admin.ts
@@ -34,7 +19,7 @@ const registrationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get(
     '/join-requests',
-    { schema: { response: { 200: Type.Object({ requests: Type.Array(JoinRequestView) }), ...errors, 403: ErrorBody } } },
+    { schema: { response: { 200: JoinRequests, ...errors, 403: ErrorBody } } },
     async () => ({ requests: joinRequests.list().map((r) => ({ username: r.username, reason: r.reason, created_at: iso(r.createdAt) })) }),
   );
 

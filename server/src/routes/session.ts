@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { SignedOut } from '../contract/answers.js';
 import { writeErrors } from './api-schemas.js';
 
 /** Logout: the token that calls this stops working at once, not only when it expires. */
 const sessionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.delete(
     '/session',
-    { config: { allowSuspended: true, allowPending: true }, schema: { response: { 200: Type.Object({ signedOut: Type.Boolean() }), ...writeErrors } } },
+    { config: { allowSuspended: true, allowPending: true }, schema: { response: { 200: SignedOut, ...writeErrors } } },
     async (request) => ({ signedOut: fastify.revocations.revoke(request.tokenClaims) }),
   );
 };

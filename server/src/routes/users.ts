@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pictureUrl } from '../domain/views.js';
 import { badRequest, notFound } from '../errors.js';
-import { errors, Nullable, ProfileMatch, writeErrors } from './api-schemas.js';
+import { ProfileMatches, SyncedUser } from '../contract/answers.js';
+import { errors, writeErrors } from './api-schemas.js';
 
 export const SEARCH_TERM_MAX = 100;
 
@@ -13,14 +14,7 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/sync-users',
     {
       schema: {
-        response: {
-          200: Type.Object({
-            username: Type.String(),
-            email: Nullable(Type.String()),
-            profilePictureUrl: Nullable(Type.String()),
-          }),
-          ...writeErrors,
-        },
+        response: { 200: SyncedUser, ...writeErrors },
       },
     },
     async (request) => {
@@ -35,7 +29,7 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     {
       schema: {
         querystring: Type.Object({ username: Type.String({ maxLength: 1000 }) }),
-        response: { 200: Type.Array(ProfileMatch), ...errors },
+        response: { 200: ProfileMatches, ...errors },
       },
     },
     async (request) => {
