@@ -1,6 +1,6 @@
 // The shapes of a post and a comment as every client sees them: the one place they are
 // spelled out. The routes validate and serialize with these schemas (and document them),
-// the comment view (views.ts) and the Post writer (domain/page-json.ts) are typed from them, and
+// the comment view (views.ts) and the Post writer (posts/page-json.ts) are typed from them, and
 // the web app imports their types (web/src/lib/api.ts), so renaming a field here fails
 // the typecheck on both sides. This file imports nothing of ours, so both can use it.
 import { Type, type Static, type TSchema } from 'typebox';
@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] });
 
-/** A post or comment id in a path or query: a numeric string (routes/api-schemas.ts and media/routes.ts). */
+/** A post or comment id in a path or query: a numeric string (kernel/route-schemas.ts and media/media-routes.ts). */
 export const IdParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$' });
 
 export const Comment = Type.Object({
@@ -218,7 +218,7 @@ export const ModerationAction = Type.Object({
     Type.Literal('remove_comment'),
     Type.Literal('suspend'),
     Type.Literal('unsuspend'),
-    /** An answer to someone asking to join (approval mode; routes/registration-admin.ts). */
+    /** An answer to someone asking to join (approval mode; registration/registration-admin-routes.ts). */
     Type.Literal('approve_join'),
     Type.Literal('reject_join'),
   ]),
