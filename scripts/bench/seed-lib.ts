@@ -4,7 +4,9 @@ import type Database from 'better-sqlite3';
 import { findAppRoot } from '../../server/src/kernel/config.js';
 import { openDatabase } from '../../server/src/kernel/db/client.js';
 import { recountAllUnread } from '../../server/src/social/notifications-repository.js';
-import { createSuspensionSteps } from '../../server/src/kernel/suspension.js';
+import { createCounters } from '../../server/src/kernel/counters.js';
+import { createSuspensionSteps } from '../../server/src/people/suspension.js';
+import { createInvitesRepository } from '../../server/src/registration/invites-repository.js';
 import { writeSharedMedia, type SharedMedia } from './images.js';
 import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
 import { ADJECTIVES, COMMENTS, NOUNS, caption } from './words.js';
@@ -618,7 +620,8 @@ function insertModeration(db: Database.Database, c: Community, span: TimeSpan, r
     }
   }
 
-  const steps = createSuspensionSteps(db);
+  const invites = createInvitesRepository(db);
+  const steps = createSuspensionSteps(db, createCounters(db), (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
   for (const u of suspended) {
     steps.suspend(u + 1, 'Spam (seeded)', Math.floor(span.end - rng.next() * 30 * DAY));
   }

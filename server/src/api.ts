@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { compressJson } from './kernel/compression.js';
 import accountRoutes from './people/account-routes.js';
 import adminRoutes from './moderation/admin-routes.js';
+import registrationAdminRoutes from './registration/registration-admin-routes.js';
 import passwordRoutes from './idp/password-routes.js';
 import commentRoutes from './social/comment-routes.js';
 import exportRoutes from './export/export-routes.js';
@@ -16,9 +17,9 @@ import sessionRoutes from './people/session-routes.js';
 import userRoutes from './people/user-routes.js';
 
 /**
- * The social API under /api: feeds, profiles, likes, comments, follows, search.
- * Every route needs a valid bearer token. The repositories come from the
- * instance (plugins/repositories.ts), so route files import nothing from here.
+ * Every route under /api that needs a token, from each capability's route files. The services
+ * they call are the instance's decorations, built once by the capability plugins (app.ts), so
+ * route files import no plugin and build nothing of their own.
  */
 const apiRoutes: FastifyPluginAsync = async (fastify) => {
   // onRequest, not preHandler: without a valid token the answer is 401 before any body is parsed or validated.
@@ -37,8 +38,17 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(notificationRoutes);
   await fastify.register(postEditRoutes);
   await fastify.register(inviteRoutes);
-  await fastify.register(adminRoutes, { prefix: '/admin' });
   await fastify.register(passwordRoutes);
+  // The operator's API: one check for all of it (moderation/plugin.ts), on onRequest after
+  // `authenticate`, so anyone else gets 403 before the body is even parsed.
+  await fastify.register(
+    async (admin) => {
+      admin.addHook('onRequest', admin.requireOperator);
+      await admin.register(adminRoutes);
+      await admin.register(registrationAdminRoutes);
+    },
+    { prefix: '/admin' },
+  );
 };
 
 export default apiRoutes;

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { createExportService } from './export-service.js';
 import { notFound } from '../kernel/errors.js';
 import { ErrorBody, errors } from '../kernel/route-schemas.js';
 
@@ -28,7 +27,7 @@ export function attachment(fileName: string): string {
 
 /** "Download my data": the caller's data as a zip (export/export-service.ts). */
 const exportRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const exporter = createExportService({ sqlite: fastify.database.sqlite, storage: fastify.storage, log: fastify.log });
+  const { exporter } = fastify;
   fastify.get(
     '/export',
     {

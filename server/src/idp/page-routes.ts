@@ -46,7 +46,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
-    return reply.send(withServerName(body, fastify.instance.get().name));
+    return reply.send(withServerName(body, fastify.instanceSettings.get().name));
   };
 
   const invalidLink = (reply: FastifyReply, message: string) =>
@@ -163,7 +163,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
   /** The sign-up page's part of the registration mode, or null when the server takes nobody (closed). */
   const joinSettings = () => {
-    const settings = fastify.instance.get();
+    const settings = fastify.instanceSettings.get();
     if (settings.registrationMode === 'closed') return null;
     return { mode: settings.registrationMode, rules: settings.rules, serverName: settings.name };
   };

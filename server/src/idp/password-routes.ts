@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { issueAccessToken } from '../kernel/auth/issue.js';
-import { isOperator } from '../kernel/auth/operators.js';
 import { resetLinkUrl, resetMail } from './password-resets.js';
-import { badRequest, conflict, forbidden, HttpError, notFound } from '../kernel/errors.js';
+import { badRequest, conflict, HttpError, notFound } from '../kernel/errors.js';
 import { PasswordChanged, ResetLink } from '../contract/answers.js';
 import { ErrorBody, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
 
@@ -65,11 +64,9 @@ const passwordRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post(
     '/admin/users/:username/password-reset',
-    { schema: { params: UsernameParams, response: { 200: ResetLink, ...writeErrors, 409: ErrorBody } } },
+    // The one operator check (moderation/plugin.ts), before the params are validated: 403 for anyone else.
+    { onRequest: fastify.requireOperator, schema: { params: UsernameParams, response: { 200: ResetLink, ...writeErrors, 403: ErrorBody, 409: ErrorBody } } },
     async (request) => {
-      if (!isOperator(config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id))) {
-        throw forbidden('Only operators can do this.');
-      }
       if (config.auth.provider !== 'embedded') throw conflict(NOT_EMBEDDED);
       const name = request.params.username.trim();
       const account = name.includes('@') ? undefined : fastify.idp.accounts.findByIdentifier(name);

@@ -37,5 +37,5 @@ export default fp<IdpOptions>(
     await fastify.register(discoveryRoutes, { accounts });
     await fastify.register(pageRoutes, { accounts });
   },
-  { name: 'idp', dependencies: ['db', 'auth'] },
+  { name: 'idp', dependencies: ['kernel', 'people', 'registration', 'moderation'] },
 );

@@ -258,5 +258,5 @@ export default fp(
       },
     });
   },
-  { name: 'security', dependencies: ['db'] },
+  { name: 'security', dependencies: ['kernel'] },
 );

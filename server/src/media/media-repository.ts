@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { limitBy } from '../kernel/db/rows.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
-import { createCounters } from '../kernel/counters.js';
 import { prepareVisiblePost } from '../posts/posts-repository.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
@@ -60,7 +59,7 @@ export interface DeletedPost {
  * The write side of uploads and posts. Every multi-row change is one
  * IMMEDIATE transaction so counters never drift from the rows they count.
  */
-export function createMediaRepository(sqlite: Database.Database) {
+export function createMediaRepository(sqlite: Database.Database, { counters, live }: Shared) {
   const insertUploadStmt = sqlite.prepare<[string, number, string, number, number, number]>(
     `INSERT INTO uploads (key, user_id, content_type, is_profile_picture, status, created_at, expires_at)
      VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
@@ -118,12 +117,10 @@ export function createMediaRepository(sqlite: Database.Database) {
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
   const visiblePost = prepareVisiblePost(sqlite);
   // users.post_count and the rest, and the author's bell (kernel/counters.ts).
-  const counters = createCounters(sqlite);
   const clearPictureStmt = sqlite.prepare<[number, string]>(
     'UPDATE users SET profile_picture_key = NULL WHERE id = ? AND profile_picture_key = ?',
   );
 
-  const live = createLiveUserCheck(sqlite);
 
   /**
    * The post and its counters, if its author still exists, is not suspended and has room:

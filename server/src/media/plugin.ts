@@ -1,7 +1,5 @@
 import fp from 'fastify-plugin';
 import { createLimiter } from './images/limiter.js';
-import { createStorage } from '../kernel/storage/index.js';
-import type { Storage } from '../kernel/storage/storage.js';
 import { createMediaRepository } from './media-repository.js';
 import { createMediaService, type MediaService } from './media-service.js';
 import { sweepOrphans } from './orphan-sweep.js';
@@ -9,7 +7,6 @@ import mediaRoutes from './media-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    storage: Storage;
     media: MediaService;
     /** Runs the orphan sweep now (it also runs at start-up and hourly). */
     sweepOrphanUploads(now?: number): Promise<{ rows: number; files: number }>;
@@ -27,11 +24,10 @@ const MAX_QUEUED_IMAGES = 16;
 export default fp(
   async (fastify) => {
     const { config } = fastify;
-    const storage = await createStorage(config);
-    const repo = createMediaRepository(fastify.database.sqlite);
+    const { storage } = fastify;
+    const repo = createMediaRepository(fastify.database.sqlite, fastify.shared);
     const limiter = createLimiter(config.uploads.imageConcurrency, MAX_QUEUED_IMAGES);
     const service = createMediaService({ config, storage, repo, limiter, log: fastify.log });
-    fastify.decorate('storage', storage);
     fastify.decorate('media', service);
 
     let running: Promise<unknown> | null = null;
@@ -64,5 +60,5 @@ export default fp(
 
     await fastify.register(mediaRoutes, { service });
   },
-  { name: 'media', dependencies: ['db', 'auth'] },
+  { name: 'media', dependencies: ['kernel', 'people'] },
 );

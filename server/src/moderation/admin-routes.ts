@@ -1,16 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isOperator } from '../kernel/auth/operators.js';
 import { AdminOverview } from '../contract/api-shapes.js';
 import { Done } from '../contract/answers.js';
 import type { Operator, ReportReason } from './moderation-repository.js';
 import { parseId } from '../kernel/paging.js';
 import { mediaUrls } from '../kernel/storage/media-keys.js';
-import { forbidden } from '../kernel/errors.js';
 import { ErrorBody, errors, IdParam, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
 import { cleanNote } from './moderation-routes.js';
-import registrationAdminRoutes from '../registration/registration-admin-routes.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Every route but the overview is a write. */
@@ -19,20 +16,13 @@ const OptionalReason = Type.Object({ reason: Type.Optional(Type.String({ maxLeng
 const RequiredReason = Type.Object({ reason: Type.String({ maxLength: 5000 }) }, { additionalProperties: false });
 
 /**
- * The operator's routes under /api/admin. Each one first checks that the verified
- * token's holder is an operator (kernel/auth/operators.ts): anyone else gets 403.
+ * The operator's moderation routes under /api/admin, behind the scope's one operator check
+ * (api.ts, fastify.requireOperator of moderation/plugin.ts): anyone else gets 403.
  */
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { moderation, media, writes } = fastify;
 
-  fastify.addHook('preHandler', async (request) => {
-    if (!isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id))) {
-      throw forbidden('Only operators can do this.');
-    }
-  });
   const operator = (request: FastifyRequest): Operator => ({ id: request.user.id, username: request.user.username });
-  // The registration mode, invites' approvals and the server's own page (behind the same check).
-  await fastify.register(registrationAdminRoutes);
 
   fastify.get('/overview', { schema: { response: { 200: AdminOverview, ...errors, 403: ErrorBody } } }, async () => {
     const { figures, reports, suspended, actions } = moderation.overview();

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { badRequest, notFound } from '../kernel/errors.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
-import { createCounters } from '../kernel/counters.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
@@ -28,7 +27,7 @@ export interface BlockRow {
  * which other anonymous posts are by the same person. Its author can no longer like or comment
  * on the maker's named posts, nor follow them.
  */
-export function createBlocksRepository(sqlite: Database.Database, posts: PostsRepository) {
+export function createBlocksRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository) {
   const target = sqlite.prepare<[string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
   );
@@ -61,8 +60,6 @@ export function createBlocksRepository(sqlite: Database.Database, posts: PostsRe
     'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
   );
   // What either made on the other's things stops notifying, and comes back when the block is lifted (counters.ts).
-  const counters = createCounters(sqlite);
-  const live = createLiveUserCheck(sqlite);
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
       b.via_anonymous_post AS viaAnonymousPost

@@ -1,20 +1,14 @@
 import type Database from 'better-sqlite3';
 import { badRequest, conflict, HttpError, notFound } from '../kernel/errors.js';
 import type { CommentsRepository } from '../social/comments-repository.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from '../posts/posts-repository.js';
-import { createSuspensionSteps } from '../kernel/suspension.js';
+import { createModerationLog, type ActionName, type Operator } from '../kernel/moderation-log.js';
+import type { SuspensionSteps } from '../people/suspension.js';
+import type { Shared } from '../kernel/shared.js';
 
 export type ReportKind = 'post' | 'comment';
 export type ReportReason = 'spam' | 'nudity' | 'harassment' | 'other';
-export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend' | 'approve_join' | 'reject_join';
-
-/** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
-export interface Operator {
-  id: number;
-  username: string;
-}
-
+export type { ActionName, Operator };
 export interface OpenReportRow {
   postId: number;
   commentId: number | null;
@@ -65,34 +59,17 @@ const alreadyReported = () =>
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 /**
- * The moderation log's one writer: an operator's action, written inside the caller's
- * transaction (this repository's actions, and the answers to join requests in
- * join-requests-repository.ts).
- */
-export function createModerationLog(sqlite: Database.Database) {
-  const insertAction = sqlite.prepare<{
-    operator: number;
-    operatorName: string;
-    action: ActionName;
-    target: string;
-    targetUser: number | null;
-    excerpt: string;
-    reason: string;
-    now: number;
-  }>(`
-    INSERT INTO moderation_actions (operator_id, operator_name, action, target, target_user_id, excerpt, reason, created_at)
-    VALUES (@operator, @operatorName, @action, @target, @targetUser, @excerpt, @reason, @now)`);
-  return (op: Operator, action: ActionName, target: string, targetUser: number | null, reason: string, excerpt = '') =>
-    insertAction.run({ operator: op.id, operatorName: op.username, action, target, targetUser, excerpt, reason, now: Date.now() });
-}
-
-/**
  * Reports, the operator's actions on them and on accounts, and the log of every
  * action. Each action and its log entry are one transaction. Reports are read
  * only by operators; a reporter learns nothing about an anonymous post's author.
  */
-export function createModerationRepository(sqlite: Database.Database, posts: PostsRepository, comments: CommentsRepository) {
-  const suspension = createSuspensionSteps(sqlite);
+export function createModerationRepository(
+  sqlite: Database.Database,
+  { live }: Shared,
+  suspension: SuspensionSteps,
+  posts: PostsRepository,
+  comments: CommentsRepository,
+) {
 
   // A comment the reporter can see: not hidden, on a post they can see, by someone without a block
   // by name between them, or by the anonymous post's author (shown without a name; comments-repository.ts).
@@ -177,7 +154,6 @@ export function createModerationRepository(sqlite: Database.Database, posts: Pos
     return { postId: owner.postId, commentId: itemId, target: `comment ${itemId} by ${owner.username}`, userId: owner.userId };
   };
 
-  const live = createLiveUserCheck(sqlite);
 
   const report = sqlite.transaction((reporter: number, kind: ReportKind, itemId: number, reason: ReportReason, note: string) => {
     live.assert(reporter);

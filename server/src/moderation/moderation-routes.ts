@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { isOperator } from '../kernel/auth/operators.js';
 import { Me, ReportReason, ReportReceipt } from '../contract/api-shapes.js';
 import { Blocked, Blocks, Notices } from '../contract/answers.js';
 import { REPORT_RECEIVED } from './moderation-repository.js';
@@ -31,7 +30,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const suspension = request.user.suspendedAt === null ? undefined : moderation.suspensionOf(request.user.id);
     return {
       username: request.user.username,
-      isOperator: isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id)),
+      isOperator: fastify.isOperator(request),
       suspension: suspension ? { reason: suspension.reason, created_at: iso(suspension.createdAt) } : null,
     };
   });

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { createCounters } from '../kernel/counters.js';
-import { createInvitesRepository } from '../registration/invites-repository.js';
-import { createSuspensionSteps } from '../kernel/suspension.js';
+import type { Shared } from '../kernel/shared.js';
+import type { SuspensionSteps } from './suspension.js';
+import type { InvitesRepository } from '../registration/invites-repository.js';
 
 export interface RemovedAccount {
   /** Its posts (profile pictures included), whatever their photos. */
@@ -25,7 +25,12 @@ export interface RemovedAccount {
  * gone instead, and the epochs that key the feed caches move with them (by
  * trigger), so every connection stops showing them with the next request.
  */
-export function createAccountRemovalRepository(sqlite: Database.Database) {
+export function createAccountRemovalRepository(
+  sqlite: Database.Database,
+  { counters }: Shared,
+  suspension: SuspensionSteps,
+  invites: Pick<InvitesRepository, 'revokeAllBy'>,
+) {
   const live = sqlite.prepare<[number], { sub: string }>('SELECT sub FROM users WHERE id = ? AND deleted_at IS NULL');
   // An album's other photos (post_photos) too: every processed image the account's posts hold.
   const mediaKeys = sqlite.prepare<[number, number], string>(
@@ -53,9 +58,6 @@ export function createAccountRemovalRepository(sqlite: Database.Database) {
      WHERE id = @me`,
   ].map((sql) => sqlite.prepare(sql));
 
-  const suspension = createSuspensionSteps(sqlite);
-  const counters = createCounters(sqlite);
-  const invites = createInvitesRepository(sqlite);
   const remove = sqlite.transaction((userId: number, now: number): RemovedAccount | null => {
     const user = live.get(userId);
     if (!user) return null;

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createAccountRemovalService } from './account-removal-service.js';
 import { badRequest, notFound } from '../kernel/errors.js';
 import { Privacy } from '../contract/api-shapes.js';
 import { Deleted } from '../contract/answers.js';
@@ -8,7 +7,7 @@ import { writeErrors } from '../kernel/route-schemas.js';
 
 /** The owner removes their own account; the body names it again so a stray call cannot. */
 const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const removal = createAccountRemovalService({ sqlite: fastify.database.sqlite, storage: fastify.storage, log: fastify.log });
+  const removal = fastify.accountRemoval;
   fastify.delete(
     '/account',
     {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { badRequest, forbidden, notFound } from '../kernel/errors.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import type { PostsRepository } from './posts-repository.js';
 
 /**
@@ -55,8 +55,7 @@ const albumAlts = (altText: string, others: string[]) =>
  * notifications are rows of their own, by post id, and stay as they are. A version names
  * nobody: who wrote it is the post's author, shown or not by the post's own rules (views.ts).
  */
-export function createPostEditsRepository(sqlite: Database.Database, posts: PostsRepository) {
-  const live = createLiveUserCheck(sqlite);
+export function createPostEditsRepository(sqlite: Database.Database, { live }: Shared, posts: PostsRepository) {
   const editable = sqlite.prepare<[number], EditablePost>(`
     SELECT user_id AS userId, caption, alt_text AS altText, created_at AS createdAt, edited_at AS editedAt,
       is_profile_picture AS isProfilePicture, hidden, photo_count AS photoCount

@@ -14,7 +14,7 @@ const instanceRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     async (_request, reply) => {
       // Changes are rare but must show at once (the operator page's save, then the landing page).
       reply.header('cache-control', 'no-cache');
-      return fastify.instance.get();
+      return fastify.instanceSettings.get();
     },
   );
 };

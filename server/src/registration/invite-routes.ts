@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isOperator } from '../kernel/auth/operators.js';
 import { NewInvite } from '../contract/api-shapes.js';
 import { Done, Invites } from '../contract/answers.js';
 import { INVITE_MAX_HOURS, INVITE_MAX_USES, type InviteRow } from './invites-repository.js';
@@ -42,13 +41,11 @@ const NewInviteBody = Type.Object(
  * make and see their own while the operator page's "Members can invite" is on.
  */
 const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { invites, instance } = fastify;
-  const asOperator = (request: FastifyRequest) =>
-    isOperator(fastify.config.auth, request.tokenClaims, () => fastify.operators.isOperator(request.user.id));
+  const { invites, instanceSettings } = fastify;
   /** Whether the caller may use invites now: an operator, or any member while members may invite. */
   const allowed = (request: FastifyRequest) => {
-    const operator = asOperator(request);
-    if (!operator && !instance.get().membersCanInvite) throw forbidden('Only operators can make invite links on this server.');
+    const operator = fastify.isOperator(request);
+    if (!operator && !instanceSettings.get().membersCanInvite) throw forbidden('Only operators can make invite links on this server.');
     return operator;
   };
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { notFound } from '../kernel/errors.js';
-import { createModerationLog, type Operator } from '../moderation/moderation-repository.js';
+import { createModerationLog, type Operator } from '../kernel/moderation-log.js';
 
 export interface JoinRequestRow {
   username: string;

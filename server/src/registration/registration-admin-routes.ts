@@ -6,15 +6,15 @@ import { ErrorBody, errors, UsernameParams, writeErrors } from '../kernel/route-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * The operator's side of who may join and the server's own page, under /api/admin (moderation/admin-routes.ts
- * registers it after its operator check, so everyone else gets 403).
+ * The operator's side of who may join and the server's own page, under /api/admin, behind the
+ * scope's one operator check (api.ts): everyone else gets 403, whatever body they send.
  */
 const registrationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { instance, joinRequests } = fastify;
+  const { instanceSettings, joinRequests } = fastify;
 
   fastify.put('/instance', { schema: { body: InstanceChange, response: { 200: Instance, ...writeErrors, 403: ErrorBody } } }, async (request) => {
     const { rules, ...rest } = request.body;
-    return instance.update({ ...rest, ...(rules === undefined ? {} : { rules: rules.split('\n') }) });
+    return instanceSettings.update({ ...rest, ...(rules === undefined ? {} : { rules: rules.split('\n') }) });
   });
 
   fastify.get(

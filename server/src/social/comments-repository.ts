@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { limitBy } from '../kernel/db/rows.js';
 import { forbidden, notFound } from '../kernel/errors.js';
-import { createCounters } from '../kernel/counters.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import type { Keyset } from '../kernel/paging.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from '../posts/posts-repository.js';
 import { commentView, type CommentRow, type CommentView } from '../kernel/views.js';
@@ -11,7 +10,7 @@ import { commentView, type CommentRow, type CommentView } from '../kernel/views.
  * Comments, with posts.comment_count and the author's comments_received kept in
  * the same transaction as the write.
  */
-export function createCommentsRepository(sqlite: Database.Database, posts: PostsRepository) {
+export function createCommentsRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository) {
   // A block by name hides the other's comments, but not an anonymous post's author commenting on it:
   // shown without a name, hiding it would name them (docs/api.md, "Blocks and anonymity").
   const list = sqlite.prepare<{ postId: number; viewer: number; anonymousAuthor: number; ts: number; id: number; limit: number }, CommentRow>(`
@@ -49,9 +48,7 @@ export function createCommentsRepository(sqlite: Database.Database, posts: Posts
     SELECT 1 FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = @id AND c.hidden = 0 AND ((p.is_anonymous = 1 AND c.user_id = p.user_id) OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))`).pluck();
   // comment_count, the author's comments_received and their bell (counters.ts).
-  const counters = createCounters(sqlite);
 
-  const live = createLiveUserCheck(sqlite);
 
   const add = sqlite.transaction((postId: number, user: { id: number; username: string }, content: string): CommentView => {
     // The caller may have been removed or suspended since the request was authenticated.

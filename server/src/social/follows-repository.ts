@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { badRequest, conflict, forbidden, notFound } from '../kernel/errors.js';
-import { createCounters } from '../kernel/counters.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import { NOT_BLOCKED_BY_NAME } from '../posts/posts-repository.js';
 
 export interface FollowState {
@@ -22,7 +21,7 @@ export interface FollowRequestRow {
  * Follows, with follower_count and following_count kept in the same
  * transaction. Usernames are matched case-insensitively.
  */
-export function createFollowsRepository(sqlite: Database.Database) {
+export function createFollowsRepository(sqlite: Database.Database, { counters, live }: Shared) {
   const target = sqlite.prepare<[string], { id: number; isPrivate: number; followerCount: number }>(
     'SELECT id, is_private AS isPrivate, follower_count AS followerCount FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
   );
@@ -40,7 +39,6 @@ export function createFollowsRepository(sqlite: Database.Database) {
     'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt',
   );
   // follower_count, following_count and the followee's bell (counters.ts).
-  const counters = createCounters(sqlite);
   const followers = sqlite.prepare<{ user: number }, { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
     WHERE f.followee_id = @user AND u.deleted_at IS NULL AND u.suspended_at IS NULL
@@ -51,7 +49,6 @@ export function createFollowsRepository(sqlite: Database.Database) {
     WHERE f.followee_id = @user AND u.deleted_at IS NULL AND u.suspended_at IS NULL AND ${NOT_BLOCKED_BY_NAME('u.id')}
     ORDER BY f.created_at, f.follower_id`);
 
-  const live = createLiveUserCheck(sqlite);
 
   // Follow requests (docs/api.md, "Private accounts"): rows of follow_requests until answered.
   const following = sqlite.prepare<[number, number], number>('SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = ?').pluck();

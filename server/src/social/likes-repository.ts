@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { conflict, forbidden, notFound } from '../kernel/errors.js';
-import { createCounters } from '../kernel/counters.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
 
 export interface LikeState {
@@ -13,7 +12,7 @@ export interface LikeState {
  * Likes, with posts.like_count and the author's likes_received kept in the same
  * transaction as the like itself, and the author's bell (notifications-repository.ts).
  */
-export function createLikesRepository(sqlite: Database.Database, posts: PostsRepository) {
+export function createLikesRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository) {
   const state = sqlite.prepare<[number, number], { likeCount: number; liked: number }>(`
     SELECT p.like_count AS likeCount,
       EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = ?) AS liked
@@ -28,9 +27,7 @@ export function createLikesRepository(sqlite: Database.Database, posts: PostsRep
     'DELETE FROM likes WHERE post_id = ? AND user_id = ? RETURNING created_at AS createdAt, recipient_id AS recipientId',
   );
   // like_count, the author's likes_received and their bell (counters.ts).
-  const counters = createCounters(sqlite);
 
-  const live = createLiveUserCheck(sqlite);
 
   const change = sqlite.transaction((postId: number, userId: number, like: boolean): LikeState => {
     // The caller may have been removed or suspended since the request was authenticated.

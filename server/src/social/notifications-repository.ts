@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { Shared } from '../kernel/shared.js';
 import { badRequest } from '../kernel/errors.js';
-import { createCounters } from '../kernel/counters.js';
-import { createLiveUserCheck } from '../kernel/live-user.js';
 import { commentsTo, likesTo, NEWEST_BEFORE, visibleActor } from '../kernel/notification-rules.js';
 
 export { recountAllUnread } from '../kernel/counters.js';
@@ -86,7 +85,7 @@ function isAfter(a: Position, b: Position): boolean {
   return a.postKey < b.postKey;
 }
 
-export function createNotificationsRepository(sqlite: Database.Database) {
+export function createNotificationsRepository(sqlite: Database.Database, { counters, live }: Shared) {
   // One row by primary key: the count is kept by the writes (see the top of this file), never counted here.
   const unread = sqlite.prepare<[number], number>('SELECT unread_notifications FROM users WHERE id = ?').pluck();
   const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
@@ -231,7 +230,6 @@ export function createNotificationsRepository(sqlite: Database.Database) {
     }));
   }
 
-  const counters = createCounters(sqlite);
   // Marking read never reaches past the newest notification there is, so an upTo from the
   // future cannot hide notifications that have not happened yet. Up to the newest (the usual
   // case: the screen was opened), nothing is left to count. users.notified_at is at or after
@@ -239,7 +237,6 @@ export function createNotificationsRepository(sqlite: Database.Database) {
   // it, this reads one row, however many posts the person has (it holds the write lock).
   // Short of it, the newest is found (two seeks per post) and notified_at set to it, as one
   // taken back since may have left it later.
-  const live = createLiveUserCheck(sqlite);
   const markRead = sqlite.transaction((user: number, upTo: number): number => {
     live.assert(user);
     let newest = notifiedAt.get(user) ?? 0;

@@ -115,7 +115,7 @@ export default fp(
     };
     /** Pages from the build on disk and the settings as they are when the rebuild starts. */
     const makePages = async (): Promise<Pages> => {
-      const { build, settings } = await readBuild(fastify.instance.get());
+      const { build, settings } = await readBuild(fastify.instanceSettings.get());
       return buildPages(build, settings);
     };
 
@@ -148,12 +148,12 @@ export default fp(
     };
     fastify.decorate('reloadWebPages', reload);
     // A new name, description or rules: the pages (title, inlined config, the landing page's first render) are made again.
-    fastify.instance.onChange(() => void reload());
+    fastify.instanceSettings.onChange(() => void reload());
 
     // The manifest with the server's name: installed apps and their launchers show it.
     fastify.get('/manifest.webmanifest', async (_request, reply) => {
       const base = await readFile(join(dist, 'manifest.webmanifest'), 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>, () => ({}));
-      const { name, description } = fastify.instance.get();
+      const { name, description } = fastify.instanceSettings.get();
       const manifest = { ...base, name, short_name: Array.from(name).length <= 12 ? name : Array.from(name).slice(0, 12).join('').trim(), ...(description ? { description } : {}) };
       return reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send(JSON.stringify(manifest));
     });
@@ -187,5 +187,5 @@ export default fp(
     fastify.get('/app', sendIndex);
     fastify.get('/app/*', sendIndex);
   },
-  { name: 'web', dependencies: ['db'] },
+  { name: 'web', dependencies: ['kernel', 'registration'] },
 );

@@ -33,7 +33,7 @@ export function publicConfig({ auth, web, uploads, publicUrl }: Config, instance
 const publicConfigRoute: FastifyPluginAsync = async (fastify) => {
   fastify.get('/config.json', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
-    return publicConfig(fastify.config, fastify.instance.get());
+    return publicConfig(fastify.config, fastify.instanceSettings.get());
   });
 };
 

@@ -16,19 +16,11 @@ import {
 } from '../kernel/auth/verify.js';
 import { createUsersRepository, type AuthUser, type UsersRepository } from './users-repository.js';
 import { accountSuspended } from '../kernel/live-user.js';
-import { createOperatorsRepository, type OperatorsRepository } from '../moderation/operators-repository.js';
 import { unauthorized } from '../kernel/errors.js';
 import { hasOperatorRole } from '../kernel/auth/operators.js';
-import { createInstanceRepository, type InstanceRepository } from '../registration/instance-repository.js';
-import { createInvitesRepository, type InvitesRepository } from '../registration/invites-repository.js';
-import { createJoinRequestsRepository, type JoinRequestsRepository } from '../registration/join-requests-repository.js';
-import {
-  accountPending,
-  accountRejected,
-  createRegistrationService,
-  type JoinRequest,
-  type RegistrationService,
-} from '../registration/registration-service.js';
+import { accountPending, accountRejected, type JoinRequest } from '../registration/registration-service.js';
+import { createAccountRemovalService, type AccountRemovalService } from './account-removal-service.js';
+import { createSuspensionSteps, type SuspensionSteps } from './suspension.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,15 +30,10 @@ declare module 'fastify' {
     /** Tokens ended by logout (kernel/auth/revocations.ts). */
     revocations: Revocations;
     users: UsersRepository;
-    /** Operator grants of the embedded provider's accounts (kernel/auth/operators.ts decides who is one). */
-    operators: OperatorsRepository;
-    /** The server's own settings: name, description, rules, registration mode (registration/instance-repository.ts). */
-    instance: InstanceRepository;
-    invites: InvitesRepository;
-    /** Who may join, asked when a person's users row is first made (registration/registration-service.ts). */
-    registration: RegistrationService;
-    /** Accounts waiting for an operator (approval mode). */
-    joinRequests: JoinRequestsRepository;
+    /** What suspending an account does, and lifting it undoes (suspension.ts): for moderation and account removal. */
+    suspension: SuspensionSteps;
+    /** Removing an account: its owner's (DELETE /api/account) and the operator's (npm run user:remove). */
+    accountRemoval: AccountRemovalService;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
@@ -62,6 +49,11 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Who is calling: token verification for any provider (kernel/auth/), the `authenticate` hook
+ * that upserts the person from their token and holds back the suspended and the waiting, and
+ * what removing or suspending an account does.
+ */
 export default fp(
   async (fastify) => {
     const { config } = fastify;
@@ -78,14 +70,14 @@ export default fp(
     fastify.decorate('verifyToken', verifyToken);
     fastify.decorate('revocations', revocations);
     fastify.decorate('users', users);
-    fastify.decorate('operators', createOperatorsRepository(fastify.database.sqlite, config.auth));
-    const instance = createInstanceRepository(fastify.database.sqlite, config.registrationMode);
-    const invites = createInvitesRepository(fastify.database.sqlite);
-    const registration = createRegistrationService(instance, invites);
-    fastify.decorate('instance', instance);
-    fastify.decorate('invites', invites);
-    fastify.decorate('registration', registration);
-    fastify.decorate('joinRequests', createJoinRequestsRepository(fastify.database.sqlite));
+    const { sqlite } = fastify.database;
+    const { invites, registration } = fastify;
+    const suspension = createSuspensionSteps(sqlite, fastify.shared.counters, (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
+    fastify.decorate('suspension', suspension);
+    fastify.decorate(
+      'accountRemoval',
+      createAccountRemovalService({ sqlite, storage: fastify.storage, log: fastify.log, shared: fastify.shared, suspension, invites }),
+    );
     const isFirstAccount = fastify.database.sqlite.prepare<[string], number>('SELECT is_first FROM idp_accounts WHERE id = ?').pluck();
     /**
      * What a first request brings to the person's first sign-in: the web app keeps the invite
@@ -137,5 +129,5 @@ export default fp(
       request.tokenClaims = claims;
     });
   },
-  { name: 'auth', dependencies: ['db'] },
+  { name: 'people', dependencies: ['kernel', 'registration'] },
 );

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import { createCounters } from './counters.js';
-import { createInvitesRepository } from '../registration/invites-repository.js';
+import type { Counters } from '../kernel/counters.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
@@ -19,7 +18,11 @@ import { createInvitesRepository } from '../registration/invites-repository.js';
  * Suspending also withdraws the account's open invite links (invites-repository.ts); lifting
  * does not bring them back, so links a spammer handed out stay dead.
  */
-export function createSuspensionSteps(sqlite: Database.Database) {
+/**
+ * `withdrawInvites` is registration's (invites-repository.ts, revokeAllBy): handed in by whoever
+ * builds the steps (moderation/plugin.ts), so the kernel imports no capability.
+ */
+export function createSuspensionSteps(sqlite: Database.Database, counters: Counters, withdrawInvites: (user: number, at: number) => void) {
   // The counters and bells it moves are counters.ts's (suspending, suspensionLifted).
   const steps = [
     // Hiding a post moves feed_epoch (migration 0009's trigger); hiding a comment, comments_epoch (0004).
@@ -27,8 +30,6 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
   ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
   // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
-  const counters = createCounters(sqlite);
-  const invites = createInvitesRepository(sqlite);
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
@@ -44,7 +45,7 @@ export function createSuspensionSteps(sqlite: Database.Database) {
       counters.suspending(user);
       apply(user, -1);
       mark.run({ user, at, reason });
-      invites.revokeAllBy(user, 'maker_suspended', at);
+      withdrawInvites(user, at);
     },
     /** Inside the caller's transaction; nothing when the account is not suspended. */
     lift(user: number) {
@@ -55,3 +56,5 @@ export function createSuspensionSteps(sqlite: Database.Database) {
     },
   };
 }
+
+export type SuspensionSteps = ReturnType<typeof createSuspensionSteps>;
