@@ -11,6 +11,7 @@ import instanceRoutes from './registration/instance-routes.js';
 import peoplePlugin from './people/plugin.js';
 import mediaPlugin from './media/plugin.js';
 import postsPlugin from './posts/plugin.js';
+import postWriteRoutes from './posts/post-write-routes.js';
 import feedsPlugin from './feeds/plugin.js';
 import socialPlugin from './social/plugin.js';
 import moderationPlugin from './moderation/plugin.js';
@@ -63,6 +64,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);
   await fastify.register(instanceRoutes);
+  await fastify.register(postWriteRoutes);
   await fastify.register(apiRoutes, { prefix: '/api' });
   await fastify.register(webPlugin);
 };

@@ -1,11 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { IdParam } from '../contract/api-shapes.js';
-import { CreatedPost, Deleted, PresignedUpload, StorageUse, UploadReceived } from '../contract/answers.js';
+import { PresignedUpload, StorageUse, UploadReceived } from '../contract/answers.js';
 import { ErrorBody, notFound } from '../kernel/errors.js';
-import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
 import type { MediaService } from './media-service.js';
 
 export interface MediaRoutesOptions {
@@ -48,55 +46,6 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     async (request) => service.presignUpload(request.user, request.body.fileType, request.body.isProfilePicture === true),
   );
 
-  fastify.post(
-    '/api/create-post',
-    {
-      onRequest: fastify.authenticate,
-      schema: {
-        body: Type.Object(
-          {
-            /** One photo (the spec's call); or `photos` for an album, never both. */
-            s3Key: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            /**
-             * An album: 1 to ALBUM_MAX_PHOTOS (kernel/limits.ts) uploads in the order shown, each with
-             * its own description. The schema lets a few more through so the answer says the limit
-             * in words (media-service.ts) rather than as a schema error.
-             */
-            photos: Type.Optional(
-              Type.Array(
-                Type.Object(
-                  {
-                    s3Key: Type.String({ minLength: 1, maxLength: 200 }),
-                    altText: Type.Optional(Type.String({ maxLength: 20_000 })),
-                  },
-                  { additionalProperties: false },
-                ),
-                { maxItems: 50, description: `1 to ${ALBUM_MAX_PHOTOS} photos, in order; more are refused with 400.` },
-              ),
-            ),
-            caption: Type.Optional(Type.String()),
-            /** The photo described for people who cannot see it (ALT_TEXT_MAX_LENGTH, checked after cleaning). */
-            altText: Type.Optional(Type.String({ maxLength: 20_000 })),
-            isAnonymous: Type.Optional(Type.Boolean()),
-            isProfilePicture: Type.Optional(Type.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          // A post as every feed shows it to its author, or a new profile picture's address.
-          201: CreatedPost,
-          ...apiErrors,
-        },
-      },
-    },
-    async (request, reply) => {
-      const created = await service.createPost(request.user, request.body);
-      // A post comes as the page writer's JSON text (posts/page-json.ts), sent as it is.
-      if ('json' in created) return (reply as FastifyReply).code(201).type('application/json; charset=utf-8').send(created.json);
-      return reply.code(201).send(created);
-    },
-  );
-
   fastify.get(
     '/api/storage',
     {
@@ -104,20 +53,6 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       schema: { response: { 200: StorageUse, ...apiErrors } },
     },
     async (request) => service.storage(request.user),
-  );
-
-  fastify.delete(
-    '/api/post',
-    {
-      onRequest: fastify.authenticate,
-      schema: {
-        querystring: Type.Object({ postId: IdParam }),
-        response: { 200: Deleted, ...apiErrors },
-      },
-    },
-    async (request) => {
-      return service.deletePost(request.user, Number(request.query.postId));
-    },
   );
 
   // Processed images only; the strict pattern leaves no room for traversal, and raw uploads have no route.

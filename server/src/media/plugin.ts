@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import { createLimiter } from './images/limiter.js';
-import { createMediaRepository } from './media-repository.js';
+import { createLimiter, type Limiter } from './images/limiter.js';
+import { createMediaRepository, type MediaRepository } from './media-repository.js';
 import { createMediaService, type MediaService } from './media-service.js';
 import { sweepOrphans } from './orphan-sweep.js';
 import mediaRoutes from './media-routes.js';
@@ -8,6 +8,10 @@ import mediaRoutes from './media-routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     media: MediaService;
+    /** The uploads' rows: a post claims the ones it is made of (posts/post-writes-service.ts). */
+    uploads: MediaRepository;
+    /** The image jobs (sharp) running and waiting: past MAX_QUEUED_IMAGES waiting, create-post answers 503 at once. */
+    imageLimiter: Limiter;
     /** Runs the orphan sweep now (it also runs at start-up and hourly). */
     sweepOrphanUploads(now?: number): Promise<{ rows: number; files: number }>;
   }
@@ -18,8 +22,8 @@ const HOUR = 3600_000;
 const MAX_QUEUED_IMAGES = 16;
 
 /**
- * Storage, uploads, the image pipeline and the post write side: presign,
- * the local driver's upload endpoint, create-post, delete-post and /media.
+ * Uploads and the image pipeline: presign, the local driver's upload endpoint, the
+ * storage use, the orphan sweep and /media (a post made of uploads is posts/'s).
  */
 export default fp(
   async (fastify) => {
@@ -27,7 +31,9 @@ export default fp(
     const { storage } = fastify;
     const repo = createMediaRepository(fastify.database.sqlite, fastify.shared);
     const limiter = createLimiter(config.uploads.imageConcurrency, MAX_QUEUED_IMAGES);
-    const service = createMediaService({ config, storage, repo, limiter, log: fastify.log });
+    const service = createMediaService({ config, storage, repo, log: fastify.log });
+    fastify.decorate('uploads', repo);
+    fastify.decorate('imageLimiter', limiter);
     fastify.decorate('media', service);
 
     let running: Promise<unknown> | null = null;

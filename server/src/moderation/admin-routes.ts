@@ -20,7 +20,7 @@ const RequiredReason = Type.Object({ reason: Type.String({ maxLength: 5000 }) },
  * (api.ts, fastify.requireOperator of moderation/plugin.ts): anyone else gets 403.
  */
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { moderation, media, writes } = fastify;
+  const { moderation, postWrites, writes } = fastify;
 
   const operator = (request: FastifyRequest): Operator => ({ id: request.user.id, username: request.user.username });
 
@@ -90,7 +90,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const postId = parseId(request.params.postId, 'postId');
       const reason = cleanNote(request.body.reason, 'reason', true);
       // One transaction deletes the post (its likes, comments and reports with it) and logs the action; the images go after.
-      await media.removePostAsOperator(postId, (post) => moderation.logPostRemoval(operator(request), post, reason));
+      await postWrites.removePostAsOperator(postId, (post) => moderation.logPostRemoval(operator(request), post, reason));
       return { done: true as const };
     },
   );
