@@ -37,7 +37,9 @@ function serviceWorkerVersion(): Plugin {
   };
 }
 
-const alias = { '@': fileURLToPath(new URL('./src', import.meta.url)) };
+// @server/contract: the server's API contract (server/src/contract), of which the app bundles one
+// pure file, contract/format.ts (eslint.config.js allows no other value from the server).
+const alias = { '@': fileURLToPath(new URL('./src', import.meta.url)), '@server/contract': fileURLToPath(new URL('../server/src/contract', import.meta.url)) };
 
 /** The app's resolution and CSS-module names, shared with the prerender's build so its markup is the app's. */
 const resolveOptions = {
