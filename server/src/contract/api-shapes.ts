@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] });
 
-/** A post or comment id in a path or query: a numeric string (kernel/route-schemas.ts and media/media-routes.ts). */
+/** A post or comment id in a path or query: a numeric string (kernel/route-schemas.ts and posts/post-write-routes.ts). */
 export const IdParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$' });
 
 export const Comment = Type.Object({

@@ -215,7 +215,7 @@ export function createModerationRepository(
       report.immediate(reporter, kind, itemId, reason, note),
     dismiss: (op: Operator, kind: ReportKind, itemId: number, reason: string) => dismiss.immediate(op, kind, itemId, reason),
     removeComment: (op: Operator, commentId: number, reason: string) => removeComment.immediate(op, commentId, reason),
-    /** For media-service's removal of a post: runs inside its deleting transaction. */
+    /** For an operator's removal of a post (posts/post-writes-service.ts): runs inside its deleting transaction. */
     logPostRemoval(op: Operator, post: { id: number; userId: number; caption: string }, reason: string) {
       live.assert(op.id);
       const owner = postOwner.get(post.id);

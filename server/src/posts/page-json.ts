@@ -83,7 +83,7 @@ export function asciiJson(value: string | null): string {
 
 /**
  * The one writer of the Post shape (contract/api-shapes.ts): feed pages, profiles' pages
- * (feeds/feed-routes.ts) and a new post (media/media-service.ts). A page of posts as the JSON
+ * (feeds/feed-routes.ts) and a new post (posts/post-writes-service.ts). A page of posts as the JSON
  * text the `Posts` schema gives for the API's view of them, in ASCII only: the same values
  * in the same order (a test, test/domain/page-json.test.ts, holds them
  * equal for owners, strangers, anonymous posts, anonymous authors' comments and

@@ -3,7 +3,7 @@ import { ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH } from '../kernel/limits.js';
 import { cleanText } from '../kernel/text.js';
 
 /**
- * A post's caption as stored, the same when posting (media/media-service.ts) and when editing
+ * A post's caption as stored, the same when posting (posts/post-writes-service.ts) and when editing
  * (posts/post-edits-routes.ts): at most CAPTION_MAX_LENGTH characters as sent, cleaned (kernel/text.ts),
  * not blank.
  */

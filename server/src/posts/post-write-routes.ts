@@ -35,7 +35,7 @@ const postWriteRoutes: FastifyPluginAsync = async (instance) => {
             /**
              * An album: 1 to ALBUM_MAX_PHOTOS (kernel/limits.ts) uploads in the order shown, each with
              * its own description. The schema lets a few more through so the answer says the limit
-             * in words (media-service.ts) rather than as a schema error.
+             * in words (post-writes-service.ts) rather than as a schema error.
              */
             photos: Type.Optional(
               Type.Array(

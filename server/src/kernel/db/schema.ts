@@ -503,7 +503,7 @@ export const operatorGrants = sqliteTable(
  * album's second photo (the first is the posts row's own). Each has its own processed images
  * under `media/<media_key>/` and its own description; the post's stored_bytes counts them all.
  * Deleted with their post (ON DELETE CASCADE); their files are removed by whoever deletes it
- * (media/media-service.ts, people/account-removal-service.ts). WITHOUT ROWID (migration 0022, which
+ * (posts/post-writes-service.ts, people/account-removal-service.ts). WITHOUT ROWID (migration 0022, which
  * drizzle cannot declare).
  */
 export const postPhotos = sqliteTable(
