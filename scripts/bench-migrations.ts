@@ -88,7 +88,7 @@ say(
 const child = join(work, 'migrate-one.mts');
 writeFileSync(
   child,
-  `import { openDatabase } from ${JSON.stringify(join(repo, 'server', 'src', 'db', 'client.ts'))};
+  `import { openDatabase } from ${JSON.stringify(join(repo, 'server', 'src', 'kernel', 'db', 'client.ts'))};
 const before = process.memoryUsage().rss;
 const cpu = process.cpuUsage();
 const started = performance.now();
