@@ -566,7 +566,7 @@ const KEPT_FAMOUS = 200;
  * are built, through the server's own rules: a block removes a follow either way
  * with its counters (as blocks-repository.ts), a suspension hides posts and
  * comments and takes the account's likes, comments and follows out of every
- * counter (kernel/suspension.ts).
+ * counter (people/suspension.ts).
  */
 function insertModeration(db: Database.Database, c: Community, span: TimeSpan, rng: Rng) {
   const kept = new Set<number>([READER]);
@@ -757,7 +757,7 @@ export function verifySeed(dbFile: string): string[] {
     const row = db.prepare<[], { n: number }>(sql).get();
     if (row && row.n !== 0) problems.push(`${what}: ${row.n}`);
   };
-  // A suspended account's likes, comments and follows count for nobody (kernel/suspension.ts).
+  // A suspended account's likes, comments and follows count for nobody (people/suspension.ts).
   const active = (column: string) => `(SELECT suspended_at FROM users WHERE id = ${column}) IS NULL`;
   try {
     check(

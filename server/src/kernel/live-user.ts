@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { HttpError, unauthorized } from './errors.js';
 
-/** 403 for a suspended account (people/auth-plugin.ts answers it before any route; a write checks again). */
+/** 403 for a suspended account (people/plugin.ts answers it before any route; a write checks again). */
 export const accountSuspended = () =>
   new HttpError(403, 'account_suspended', 'An operator has suspended your account. GET /api/me says why.');
 

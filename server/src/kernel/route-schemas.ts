@@ -23,7 +23,7 @@ export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1
  * errors.ts's errorHandler sends them (so serializing through ErrorBody drops
  * nothing), declared so the OpenAPI document (kernel/openapi.ts) lists them:
  * 400 a request its schema or the route refuses; 401 no valid token; 403 a
- * suspended account (people/auth-plugin.ts; not on the few routes marked
+ * suspended account (people/plugin.ts; not on the few routes marked
  * allowSuspended) or an action that is not the caller's; 404 nothing there;
  * '4xx' the framework's other refusals (413 a body past bodyLimit, 415 a body
  * that is not JSON); '5xx' our own failure, logged, answered without details.

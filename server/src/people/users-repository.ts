@@ -15,7 +15,7 @@ export interface AuthUser {
   blockCount: number;
   /** Moves with every change to a block this user is part of: a read worker's cached block sets are good while it stands. */
   blocksVersion: number;
-  /** Set while an operator has suspended the account: the API refuses it (people/auth-plugin.ts). */
+  /** Set while an operator has suspended the account: the API refuses it (people/plugin.ts). */
   suspendedAt: number | null;
   /** 'pending' while the account waits for an operator, 'rejected' once declined (registration/registration-service.ts). */
   joinState: 'pending' | 'rejected' | null;

@@ -112,7 +112,7 @@ export function createInvitesRepository(sqlite: Database.Database, now: () => nu
     },
     /**
      * Withdraws every open invite of a person who can no longer act; inside the suspending or
-     * removing transaction (kernel/suspension.ts, account-removal-repository.ts). Lifting a
+     * removing transaction (people/suspension.ts, account-removal-repository.ts). Lifting a
      * suspension gives nothing back: the operator or the person makes new links.
      */
     revokeAllBy(userId: number, reason: 'maker_suspended' | 'maker_removed', at: number = now()): number {
