@@ -1,8 +1,8 @@
 // `npm run lint`: ESLint's and typescript-eslint's recommended rules everywhere, the rules of hooks
 // in the web app, and import rules that hold the layers in place (docs/architecture.md):
 //
-//   server: config, errors, lru  ←  storage, images, auth  ←  db  ←  domain  ←  feeds, media, idp
-//           ←  routes  ←  plugins  ←  app.ts / server.ts
+//   server: contract  ←  kernel  ←  <capability>/ (each may use the capabilities capabilityUses lists)
+//           ←  app.ts, api.ts (the wiring)  ←  server.ts
 //   web:    lib  ←  components  ←  features/<one feature>  ←  app  ←  main.tsx
 //
 // An arrow points from what may be imported to what imports it; nothing imports
@@ -21,22 +21,51 @@ const web = (dir) => `./web/src/${dir}`;
 /** `target` may not import any of `from`. */
 const forbid = (target, from, message) => ({ target, from, message });
 
+/** The folders directly under `dir`: a new one is held to the rules without being listed. */
+const foldersOf = (dir) =>
+  readdirSync(new URL(dir, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+
+/**
+ * The server's capabilities: every folder of server/src but the contract and the kernel. Each may
+ * import the kernel and the contract, and of the other capabilities only those listed here (the
+ * direction docs/architecture.md states, "The rooms"); a capability not listed imports none. So a
+ * new folder (hashtags/, federation/) is covered at once, and may use another capability only once
+ * this says so.
+ */
+const capabilityUses = {
+  media: ['people'],
+  posts: ['media', 'people'],
+  feeds: ['posts'],
+  social: ['posts'],
+  people: ['registration'],
+  moderation: ['posts', 'social', 'people'],
+  idp: ['registration'],
+  web: ['registration'],
+};
+const capabilities = foldersOf('./server/src').filter((f) => f !== 'contract' && f !== 'kernel');
+const wiring = [server('app.ts'), server('api.ts'), server('server.ts')];
+
 const serverZones = [
-  forbid([server('config.ts'), server('errors.ts'), server('lru.ts'), server('compression.ts')], [server('*/**')], 'config, errors, lru and compression are the bottom layer: they import nothing of ours.'),
-  forbid([server('storage'), server('images'), server('auth')], [server('db'), server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'storage, images and auth sit below the database.'),
-  forbid(server('db'), [server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'db/ is the bottom of the data layers: it imports no domain, feed, media, route or plugin code.'),
-  forbid(server('domain'), [server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'domain/ holds the rules and SQL of each thing; it does not reach up into feeds, media, routes or plugins.'),
-  forbid([server('feeds'), server('media'), server('idp')], [server('routes'), server('plugins')], 'feeds, media and idp are used by routes and plugins, not the other way round.'),
-  forbid(server('feeds'), [server('media'), server('idp')], 'feeds/ reads posts; it does not depend on uploads or sign-in.'),
-  forbid(server('media'), [server('feeds'), server('idp')], 'media/ handles uploads; it does not depend on feed reading or sign-in.'),
-  forbid(server('idp'), [server('feeds'), server('media')], 'the sign-in pages do not depend on feeds or uploads.'),
-  forbid(server('routes'), [server('plugins'), server('app.ts'), server('server.ts')], 'routes get their dependencies from the instance (decorated by the plugins), never import plugins.'),
+  // The API contract (the answers' schemas the web app takes as types) imports nothing of ours.
+  { ...forbid(server('contract'), server(''), 'contract/ is what the web app may read: it imports nothing of ours.'), except: ['./contract'] },
+  forbid(
+    server('kernel'),
+    [...capabilities.map(server), ...wiring],
+    'kernel/ is what every capability stands on: it imports the contract and nothing above it (hand a capability\'s part in, as people/suspension.ts is handed the invites).',
+  ),
+  ...capabilities.map((c) =>
+    forbid(
+      server(c),
+      [...capabilities.filter((o) => o !== c && !(capabilityUses[c] ?? []).includes(o)).map(server), ...wiring],
+      `${c}/ imports the kernel, the contract${(capabilityUses[c] ?? []).length ? ` and ${capabilityUses[c].join(', ')}` : ''}: another capability's services reach it as the instance's decorations, declared in its plugin's dependencies (eslint.config.js, capabilityUses).`,
+    ),
+  ),
 ];
 
 /** Every folder under web/src/features: a new feature is held to the rule without being listed. */
-const features = readdirSync(new URL('./web/src/features', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const features = foldersOf('./web/src/features');
 const webZones = [
   forbid(web('lib'), [web('components'), web('features'), web('app'), web('main.tsx')], 'lib/ is shared code: it imports no components, features or app code.'),
   forbid(web('components'), [web('features'), web('app'), web('main.tsx')], 'components/ are shared by features: they import no feature or app code.'),
@@ -79,10 +108,12 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
       'import/no-restricted-paths': ['error', { zones: webZones }],
-      // The server's API shapes are shared as types only (web/tsconfig.json's @server/api-shapes).
+      // The server's API contract is shared as types only (web/tsconfig.json's @server/contract/*,
+      // @server/api-shapes and @server/prerender); of its values only contract/format.ts's pure
+      // readableBytes, so sizes read the same on both sides.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@server/*', '**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server.' }] },
+        { patterns: [{ group: ['@server/*', '@server/**', '**/server/src/**', '!@server/contract/format'], allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract), and contract/format.ts.' }] },
       ],
     },
   },

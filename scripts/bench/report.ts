@@ -65,21 +65,6 @@ the rest of this page is kept.
 - Server CPU per request comes from /proc/<pid>/stat; memory of create-post from VmRSS/VmHWM
   sampled every 5 ms during the request.
 
-## Why it is fast
-
-<!-- The lead fills this in from the profiling story. Keep each point to what was measured. -->
-
-- **Keyset pages on the right index.** _TODO: the Discover / Following / profile plans, with
-  EXPLAIN QUERY PLAN and the µs they cost._
-- **Counters in columns.** _TODO: like/comment/post/follower counts maintained in the write's
-  transaction instead of COUNT at read time; figures._
-- **One request per feed page.** _TODO: counts, likedByUser and first comments in the page;
-  first comments in one batched statement whatever the page size._
-- **No sqlite_stat4.** _TODO: ANALYZE keeps stat1 only; re-prepare cost with stat4._
-- **Authentication per request.** _TODO: what verifying the JWT and loading the user costs._
-- **Images.** _TODO: decode once, derive the thumbnail from the display image, bounded
-  concurrency; memory and time of a 24-megapixel photo._
-- **Web app.** _TODO: first-screen JavaScript, thumbnails in grids, immutable media caching._
 `;
 
 /** Replaces (or appends) the block between `<!-- bench:<id>:start -->` and its end marker. */

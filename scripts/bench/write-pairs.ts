@@ -1,6 +1,6 @@
 // `npx tsx scripts/bench/write-pairs.ts <tree> <data-dir> [cycles] [pairs]`
 // Like + unlike and follow + unfollow pairs straight through a tree's own repositories
-// (server/src/domain/likes-repository.ts, follows-repository.ts) on a seeded DATA_DIR,
+// (server/src/social/likes-repository.ts, follows-repository.ts) on a seeded DATA_DIR,
 // without HTTP: the database's share of the bench's write rows, with less noise than
 // autocannon, for comparing two commits (each a `git worktree` with its own seeded set,
 // run one after the other, a few times over). Prints the CPU µs per pair of each cycle.
@@ -24,14 +24,28 @@ const cycles = Number(cyclesArg);
 const pairs = Number(pairsArg);
 
 async function open(): Promise<{ repos: Repos; username: (id: number) => string | undefined }> {
-  const load = (file: string) => import(pathToFileURL(join(tree, 'server/src', file)).href);
-  const { openDatabase } = await load('db/client.ts');
-  const { createPostsRepository } = await load('domain/posts-repository.ts');
-  const { createLikesRepository } = await load('domain/likes-repository.ts');
-  const { createFollowsRepository } = await load('domain/follows-repository.ts');
+  // The tree may be an older commit, from before server/src had a folder per capability
+  // (docs/architecture.md): each file is looked for where it is now, then where it was.
+  const load = async (file: string, before: string) => {
+    try {
+      return await import(pathToFileURL(join(tree, 'server/src', file)).href);
+    } catch {
+      return import(pathToFileURL(join(tree, 'server/src', before)).href);
+    }
+  };
+  const { openDatabase } = await load('kernel/db/client.ts', 'db/client.ts');
+  const { createPostsRepository } = await load('posts/posts-repository.ts', 'domain/posts-repository.ts');
+  const { createLikesRepository } = await load('social/likes-repository.ts', 'domain/likes-repository.ts');
+  const { createFollowsRepository } = await load('social/follows-repository.ts', 'domain/follows-repository.ts');
   const { sqlite } = openDatabase(join(resolve(dirArg!), 'shower-beer.db'), join(tree, 'migrations'));
-  const likes = createLikesRepository(sqlite, createPostsRepository(sqlite));
-  const follows = createFollowsRepository(sqlite);
+  // Since the kernel builds the counters and the live-user check once, repositories take them (kernel/shared.ts).
+  const shared = await import(pathToFileURL(join(tree, 'server/src/kernel/shared.ts')).href).then(
+    (m: { createShared: (db: unknown) => unknown }) => m.createShared(sqlite),
+    () => null,
+  );
+  const posts = createPostsRepository(sqlite);
+  const likes = shared ? createLikesRepository(sqlite, shared, posts) : createLikesRepository(sqlite, posts);
+  const follows = shared ? createFollowsRepository(sqlite, shared) : createFollowsRepository(sqlite);
   const name = sqlite.prepare('SELECT username FROM users WHERE id = ?').pluck();
   return {
     repos: { like: likes.like, unlike: likes.unlike, follow: follows.follow, unfollow: follows.unfollow },

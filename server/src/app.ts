@@ -1,19 +1,25 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Config } from './config.js';
-import type { DatabaseHandle } from './db/client.js';
-import { errorHandler } from './errors.js';
-import authPlugin from './plugins/auth.js';
-import dbPlugin from './plugins/db.js';
-import openapiPlugin from './plugins/openapi.js';
-import repositoriesPlugin from './plugins/repositories.js';
-import securityPlugin from './plugins/security.js';
-import webPlugin from './plugins/web.js';
-import idpPlugin from './idp/index.js';
-import mediaPlugin from './media/index.js';
-import apiRoutes from './routes/api.js';
-import healthRoutes from './routes/health.js';
-import publicConfigRoute from './routes/public-config.js';
-import instanceRoutes from './routes/instance.js';
+import type { Config } from './kernel/config.js';
+import type { DatabaseHandle } from './kernel/db/client.js';
+import { errorHandler } from './kernel/errors.js';
+import kernelPlugin from './kernel/plugin.js';
+import openapiPlugin from './kernel/openapi.js';
+import securityPlugin from './kernel/security.js';
+import healthRoutes from './kernel/health-routes.js';
+import registrationPlugin from './registration/plugin.js';
+import instanceRoutes from './registration/instance-routes.js';
+import peoplePlugin from './people/plugin.js';
+import mediaPlugin from './media/plugin.js';
+import postsPlugin from './posts/plugin.js';
+import postWriteRoutes from './posts/post-write-routes.js';
+import feedsPlugin from './feeds/plugin.js';
+import socialPlugin from './social/plugin.js';
+import moderationPlugin from './moderation/plugin.js';
+import exportPlugin from './export/plugin.js';
+import idpPlugin from './idp/plugin.js';
+import webPlugin from './web/plugin.js';
+import publicConfigRoute from './web/public-config.js';
+import apiRoutes from './api.js';
 
 export interface AppOptions {
   config: Config;
@@ -38,17 +44,27 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
     reply.code(404).send({ error: 'not_found', message: `No route for ${request.method} ${request.url.split('?')[0]}.` }),
   );
 
-  await fastify.register(dbPlugin, { config: opts.config, database: opts.database });
+  // The kernel, then one plugin per capability, each naming the plugins it stands on (fastify-plugin's
+  // `dependencies`), so one registered out of order or left out stops the start, not a later request.
+  await fastify.register(kernelPlugin, { config: opts.config, database: opts.database });
   await fastify.register(securityPlugin);
-  await fastify.register(authPlugin);
   // Before every route: it collects them as they are added (onRoute).
   await fastify.register(openapiPlugin);
+  await fastify.register(registrationPlugin);
+  await fastify.register(peoplePlugin);
+  await fastify.register(mediaPlugin);
+  await fastify.register(postsPlugin);
+  await fastify.register(feedsPlugin);
+  await fastify.register(socialPlugin);
+  await fastify.register(moderationPlugin);
+  await fastify.register(exportPlugin);
+  if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
+
+  // The routes: the few without a token, then /api (api.ts), then the web app.
   await fastify.register(healthRoutes);
   await fastify.register(publicConfigRoute);
   await fastify.register(instanceRoutes);
-  if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
-  await fastify.register(repositoriesPlugin);
-  await fastify.register(mediaPlugin);
+  await fastify.register(postWriteRoutes);
   await fastify.register(apiRoutes, { prefix: '/api' });
   await fastify.register(webPlugin);
 };

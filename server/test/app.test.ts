@@ -1,5 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
 import t from 'tap';
-import { RESOURCE_CSP } from '../src/plugins/security.js';
+import kernelPlugin from '../src/kernel/plugin.js';
+import { loadConfig } from '../src/kernel/config.js';
+import postsPlugin from '../src/posts/plugin.js';
+import { RESOURCE_CSP } from '../src/kernel/security.js';
 import { bareWebBuild, buildTestApp } from './helpers.js';
 
 t.test('health and readiness answer', async (t) => {
@@ -114,4 +121,17 @@ t.test('a bodiless POST that still says Content-Type: application/json is accept
   });
   t.equal(broken.statusCode, 400);
   t.equal(broken.json().error, 'invalid_request');
+});
+
+t.test('a capability registered without what it stands on stops the start, naming what is missing', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-test-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const fastify = Fastify({ logger: false });
+  t.teardown(() => fastify.close());
+  await fastify.register(kernelPlugin, { config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }) });
+  // posts/ makes posts of media/'s uploads: without the media plugin it must not start at all.
+  fastify.register(postsPlugin);
+  await t.rejects(async () => {
+    await fastify.ready();
+  }, /The dependency 'media' of plugin 'posts' is not registered/);
 });

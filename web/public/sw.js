@@ -14,7 +14,7 @@ const VERSION = 'dev';
 const CACHE = `shower-beer-${VERSION}`;
 /** Where the kept copy of the page lives (the same page answers every /app/* path). */
 const SHELL = '/';
-// Not the manifest: the server writes the server's name into it (server/src/plugins/web.ts), so it is
+// Not the manifest: the server writes the server's name into it (server/src/web/plugin.ts), so it is
 // asked for like any other request and a new name shows without a new deploy.
 const ICONS = [
   '/beer-mug.svg',
@@ -23,7 +23,7 @@ const ICONS = [
   '/icons/maskable-512.png',
   '/icons/apple-touch-icon.png',
 ];
-/** The paths the app's page answers (server/src/plugins/web.ts): stamped by the build from the screen table (web/src/app/screens.ts, APP_PAGE_SOURCE). */
+/** The paths the app's page answers (server/src/web/plugin.ts): stamped by the build from the screen table (web/src/app/screens.ts, APP_PAGE_SOURCE). */
 const APP_PAGE = /^\/(app(\/.*)?)?$/;
 
 self.addEventListener('install', (event) => {

@@ -1,8 +1,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
-import { issueAccessToken } from '../auth/issue.js';
-import { errorHandler, HttpError } from '../errors.js';
-import type { JoinRequest } from '../domain/registration-service.js';
+import { issueAccessToken } from '../kernel/auth/issue.js';
+import { errorHandler, HttpError } from '../kernel/errors.js';
+import type { JoinRequest } from '../registration/registration-service.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
 import { createSignUpGuard } from './signup-guard.js';
@@ -46,7 +46,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
-    return reply.send(withServerName(body, fastify.instance.get().name));
+    return reply.send(withServerName(body, fastify.instanceSettings.get().name));
   };
 
   const invalidLink = (reply: FastifyReply, message: string) =>
@@ -66,7 +66,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
   /**
    * Signs the account in: an access token in the redirect URI's fragment. Its first sign-in makes
-   * its users row, so the registration mode decides here (domain/registration-service.ts): a
+   * its users row, so the registration mode decides here (registration/registration-service.ts): a
    * refusal is shown on the page and nothing is written.
    */
   const finish = async (
@@ -100,7 +100,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (user.joinState === 'rejected') return html(reply, 403, page(fastify.registration.rejectedMessage), csrfToken);
     // A pending account is signed in: the app shows it "Your account is waiting for an operator".
     if (user.suspendedAt !== null && user.joinState === null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
-    // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
+    // The grant is recorded on the account the first time it is an operator (moderation/operators-repository.ts);
     // the token's role only mirrors it, for clients that read it.
     const operator = fastify.operators.isOperator(user.id);
     // Right after a password change (the same second), a new token would look as old as the cutoff.
@@ -163,7 +163,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
   /** The sign-up page's part of the registration mode, or null when the server takes nobody (closed). */
   const joinSettings = () => {
-    const settings = fastify.instance.get();
+    const settings = fastify.instanceSettings.get();
     if (settings.registrationMode === 'closed') return null;
     return { mode: settings.registrationMode, rules: settings.rules, serverName: settings.name };
   };

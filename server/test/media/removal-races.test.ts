@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
-import { createAccountRemovalService } from '../../src/domain/account-removal-service.js';
-import type { Storage } from '../../src/storage/storage.js';
+import { createStandaloneAccountRemoval } from '../../src/people/account-removal-service.js';
+import type { Storage } from '../../src/kernel/storage/storage.js';
 import { client, insertPost, userCounters } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { createPost, injectUrl, makeJpeg, presign, upload } from './upload-helpers.js';
@@ -69,7 +69,7 @@ async function removeAccount(app: FastifyInstance, how: Remover, user: { id: num
     const res = await app.inject({ method: 'DELETE', url: '/api/account', headers: bearer(user.token), payload: { confirmUsername: user.username } });
     return res.statusCode;
   }
-  const service = createAccountRemovalService({ sqlite: app.database.sqlite, storage: app.storage, log: { warn: () => {} } });
+  const service = createStandaloneAccountRemoval({ sqlite: app.database.sqlite, storage: app.storage, log: { warn: () => {} } });
   return (await service.remove(user.id)) ? 200 : 404;
 }
 

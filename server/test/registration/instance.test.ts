@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { APP_VERSION } from '../../src/version.js';
+import { APP_VERSION } from '../../src/kernel/version.js';
 import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 
 t.test('the operator sets the server\'s name, description and rules; anyone reads them without a token', async (t) => {
@@ -47,6 +47,28 @@ t.test('bad input: an unknown mode, an over-long name, too many or too long rule
     const res = await put(payload);
     t.equal(res.statusCode, 400, JSON.stringify(payload));
     t.match(res.json(), { error: 'invalid_request', message });
+  }
+  t.same((await app.inject({ method: 'GET', url: '/api/instance' })).json(), before, 'nothing changed');
+});
+
+t.test('a member gets 403 from every operator route whatever they send: the body is neither parsed nor validated for them', async (t) => {
+  const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'keeper' });
+  const member = (await createUser('member')).token;
+  const before = (await app.inject({ method: 'GET', url: '/api/instance' })).json();
+  const json = { ...bearer(member), 'content-type': 'application/json' };
+  const cases: [string, string, string][] = [
+    // What the schema refuses (an unknown field, a wrong type), and a body that is not JSON at all.
+    ['PUT', '/api/admin/instance', JSON.stringify({ unknownField: true, membersCanInvite: 'yes' })],
+    ['PUT', '/api/admin/instance', '{"name": '],
+    ['DELETE', '/api/admin/posts/1', JSON.stringify({ reason: 42 })],
+    ['POST', '/api/admin/users/nobody/suspend', '[]'],
+    ['POST', '/api/admin/join-requests/nobody/approve', 'not json'],
+    ['POST', '/api/admin/users/nobody/password-reset', '{"x":'],
+  ];
+  for (const [method, url, payload] of cases) {
+    const res = await app.inject({ method: method as 'PUT', url, headers: json, payload });
+    t.equal(res.statusCode, 403, `${method} ${url} ${payload}`);
+    t.same(res.json(), { error: 'forbidden', message: 'Only operators can do this.' }, 'the same answer whatever was sent');
   }
   t.same((await app.inject({ method: 'GET', url: '/api/instance' })).json(), before, 'nothing changed');
 });

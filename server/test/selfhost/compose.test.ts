@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { findAppRoot } from '../../src/config.js';
+import { findAppRoot } from '../../src/kernel/config.js';
 
 // docker-compose (Debian's package, v1.29) validates and merges compose files
 // without a Docker daemon. CI installs it (.ci/run); elsewhere the compose
@@ -224,7 +224,7 @@ t.test('the compose files hold no secret of their own', async (t) => {
 t.test('.env.example lists every variable the app and the compose files read', async (t) => {
   const example = readFileSync(join(root, '.env.example'), 'utf8');
   const listed = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
-  const config = readFileSync(join(root, 'server', 'src', 'config.ts'), 'utf8');
+  const config = readFileSync(join(root, 'server', 'src', 'kernel', 'config.ts'), 'utf8');
   const appVars = [...config.matchAll(/\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]!);
   t.ok(appVars.length > 20, `found the app's variables (${appVars.length})`);
   const composeVars = ['compose.yaml', 'compose.seaweedfs.yaml'].flatMap((f) =>

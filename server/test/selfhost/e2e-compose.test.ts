@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { findAppRoot } from '../../src/config.js';
+import { findAppRoot } from '../../src/kernel/config.js';
 
 const root = findAppRoot();
 
@@ -23,6 +23,11 @@ interface Workflow {
   permissions?: Record<string, string>;
   jobs: Record<string, { 'runs-on': string; env?: Record<string, string>; steps: Step[]; 'timeout-minutes'?: number }>;
 }
+
+t.test('compose.yaml requires its secrets by name, so the checks below each have names to check', async (t) => {
+  // The tests below loop over this list: an empty one (a changed pattern, a renamed file) would pass them all.
+  t.same([...requiredSecrets].sort(), ['KC_BOOTSTRAP_ADMIN_PASSWORD', 'KC_BOOTSTRAP_ADMIN_USERNAME', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']);
+});
 
 t.test('the users\' CI workflow: .env, compose up --wait, Playwright\'s Chromium, report on failure, teardown always', async (t) => {
   const text = readFileSync(join(root, '.github', 'workflows', 'compose-e2e.yml'), 'utf8');

@@ -1,0 +1,31 @@
+import fp from 'fastify-plugin';
+import { createInstanceRepository, type InstanceRepository } from './instance-repository.js';
+import { createInvitesRepository, type InvitesRepository } from './invites-repository.js';
+import { createJoinRequestsRepository, type JoinRequestsRepository } from './join-requests-repository.js';
+import { createRegistrationService, type RegistrationService } from './registration-service.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's own settings: name, description, rules, registration mode (instance-repository.ts). */
+    instanceSettings: InstanceRepository;
+    invites: InvitesRepository;
+    /** Who may join, asked when a person's users row is first made (registration-service.ts). */
+    registration: RegistrationService;
+    /** Accounts waiting for an operator (approval mode). */
+    joinRequests: JoinRequestsRepository;
+  }
+}
+
+/** Who may join: the instance's settings, invite links, join requests and the rule that admits a first sign-in. */
+export default fp(
+  async (fastify) => {
+    const { sqlite } = fastify.database;
+    const instanceSettings = createInstanceRepository(sqlite, fastify.config.registrationMode);
+    const invites = createInvitesRepository(sqlite);
+    fastify.decorate('instanceSettings', instanceSettings);
+    fastify.decorate('invites', invites);
+    fastify.decorate('registration', createRegistrationService(instanceSettings, invites));
+    fastify.decorate('joinRequests', createJoinRequestsRepository(sqlite));
+  },
+  { name: 'registration', dependencies: ['kernel'] },
+);
