@@ -1,7 +1,8 @@
 import { useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { type PostEdit, updateAltText } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 
 interface EditAltTextProps {
@@ -11,7 +12,7 @@ interface EditAltTextProps {
   /** An album's photo count: the title then says which photo it is. */
   of?: number;
   current: string;
-  onSaved: (edit: api.PostEdit) => void;
+  onSaved: (edit: PostEdit) => void;
   onClose: () => void;
 }
 
@@ -33,10 +34,10 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
             setBusy(true);
             setError(null);
             try {
-              onSaved(await api.updateAltText(postId, text.trim(), index));
+              onSaved(await updateAltText(postId, text.trim(), index));
               close();
             } catch (err) {
-              setError(err instanceof api.ApiError ? err.message : 'The description could not be saved. Please try again.');
+              setError(err instanceof ApiError ? err.message : 'The description could not be saved. Please try again.');
               setBusy(false);
             }
           }}

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
-import type { Invite, NewInvite } from '@/lib/api';
+import { createInvite, getInvites, type Invite, type NewInvite, revokeInvite } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import styles from './invite-links.module.css';
 
@@ -47,7 +46,7 @@ export function InviteLinks() {
 
   const load = useCallback(async () => {
     try {
-      setInvites((await api.getInvites()).invites);
+      setInvites((await getInvites()).invites);
     } catch (err) {
       setStatus({ error: true, text: message(err) });
     }
@@ -75,7 +74,7 @@ export function InviteLinks() {
         onSubmit={(e) => {
           e.preventDefault();
           setStatus(null);
-          void run(async () => setMade(await api.createInvite(hours, uses)));
+          void run(async () => setMade(await createInvite(hours, uses)));
         }}
       >
         <div className={styles.pair}>
@@ -133,7 +132,7 @@ export function InviteLinks() {
                 </span>
               </div>
               {inv.state === 'active' && (
-                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={busy} onClick={() => void run(() => api.revokeInvite(inv.id))}>
+                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={busy} onClick={() => void run(() => revokeInvite(inv.id))}>
                   Withdraw
                 </button>
               )}

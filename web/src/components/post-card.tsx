@@ -6,9 +6,11 @@ import { EditAltTextDialog } from '@/components/alt-text';
 import { PhotoCarousel } from '@/components/photo-carousel';
 import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { blockAuthorOf } from '@/lib/api/moderation';
+import { deletePost, type Post, type PostEdit } from '@/lib/api/posts';
+import { addComment, type Comment, deleteComment, getComments, getLikes, like, unlike } from '@/lib/api/social';
 import { getConfig } from '@/lib/config';
-import type { Comment, Post } from '@/lib/api';
 import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
 import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
 import styles from './post-card.module.css';
@@ -48,7 +50,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const [editing, setEditing] = useState(false);
   const [showHistory, setShowHistory] = useState(false);
   const altId = useId();
-  const applyEdit = (edit: api.PostEdit) =>
+  const applyEdit = (edit: PostEdit) =>
     onChange({
       ...post,
       caption: edit.caption,
@@ -66,15 +68,15 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
     if (likeBusy) return;
     setLikeBusy(true);
     try {
-      const state = post.likedByUser ? await api.unlike(post.postid) : await api.like(post.postid);
+      const state = post.likedByUser ? await unlike(post.postid) : await like(post.postid);
       onChange({ ...post, ...state });
     } catch (err) {
       console.error(err instanceof Error ? err.message : err);
       // Out of step (liked in another tab, say): take the server's word for it.
       try {
-        onChange({ ...post, ...(await api.getLikes(post.postid)) });
+        onChange({ ...post, ...(await getLikes(post.postid)) });
       } catch (e) {
-        console.error(`Likes fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
+        console.error(`Likes fetch failed: ${e instanceof ApiError ? e.status : e}`);
       }
     } finally {
       setLikeBusy(false);
@@ -87,7 +89,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
     if (!text || sending) return;
     setSending(true);
     try {
-      const created = await api.addComment(post.postid, text);
+      const created = await addComment(post.postid, text);
       setComment('');
       if (allComments) setAllComments([...allComments, created]);
       onChange({ ...post, comments: [...post.comments, created], commentCount: post.commentCount + 1 });
@@ -101,7 +103,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   async function removeComment(c: Comment) {
     if (!window.confirm('Delete this comment?')) return;
     try {
-      await api.deleteComment(c.comment_id);
+      await deleteComment(c.comment_id);
       if (allComments) setAllComments(allComments.filter((x) => x.comment_id !== c.comment_id));
       onChange({
         ...post,
@@ -115,16 +117,16 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
 
   async function showAllComments() {
     try {
-      setAllComments(await api.getComments(post.postid));
+      setAllComments(await getComments(post.postid));
     } catch (e) {
-      console.error(`Comments fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
+      console.error(`Comments fetch failed: ${e instanceof ApiError ? e.status : e}`);
     }
   }
 
   async function removePost() {
     if (!window.confirm('Delete this post? This cannot be undone.')) return;
     try {
-      await api.deletePost(post.postid);
+      await deletePost(post.postid);
       onDelete(post.postid);
     } catch (err) {
       console.error(err instanceof Error ? err.message : err);
@@ -138,10 +140,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       : `Block ${name}? You will not see each other's posts or comments (anonymous posts stay as they are, so they never tell whose they are), and neither can follow, like or comment on the other's posts.`;
     if (!window.confirm(question)) return;
     try {
-      await api.blockAuthorOf(post.postid);
+      await blockAuthorOf(post.postid);
       (onAuthorBlocked ?? ((p: Post) => onDelete(p.postid)))(post);
     } catch (err) {
-      window.alert(err instanceof api.ApiError ? err.message : 'Blocking failed. Please try again.');
+      window.alert(err instanceof ApiError ? err.message : 'Blocking failed. Please try again.');
     }
   }
 

@@ -2,7 +2,7 @@ import { useRef } from 'react';
 import { CloseIcon } from '@/components/icons';
 import { useModalDialog } from '@/components/modal';
 import { PostCard } from '@/components/post-card';
-import type { Post } from '@/lib/api';
+import type { Post } from '@/lib/api/posts';
 import styles from './post-dialog.module.css';
 
 interface PostDialogProps {

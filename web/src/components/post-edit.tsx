@@ -1,8 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
-import * as api from '@/lib/api';
-import type { PostEdit, PostVersion } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { editPost, getPostVersions, type PostEdit, type PostVersion } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 import { formatDate, formatTime } from '@/lib/format';
 import styles from './post-edit.module.css';
@@ -52,14 +52,14 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             setError(null);
             try {
               onSaved(
-                await api.editPost(
+                await editPost(
                   post.postid,
                   album ? { caption, photos: altTexts.map((altText, index) => ({ index, altText })) } : { caption, altText: altTexts[0] ?? '' },
                 ),
               );
               close();
             } catch (err) {
-              setError(err instanceof api.ApiError ? err.message : 'The post could not be saved. Please try again.');
+              setError(err instanceof ApiError ? err.message : 'The post could not be saved. Please try again.');
               setBusy(false);
             }
           }}
@@ -135,9 +135,9 @@ export function PostHistoryDialog({ postId, onClose }: { postId: number; onClose
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    api.getPostVersions(postId).then(
+    getPostVersions(postId).then(
       (v) => live && setVersions(v),
-      (err: unknown) => live && setError(err instanceof api.ApiError ? err.message : 'The earlier versions could not be loaded.'),
+      (err: unknown) => live && setError(err instanceof ApiError ? err.message : 'The earlier versions could not be loaded.'),
     );
     return () => {
       live = false;

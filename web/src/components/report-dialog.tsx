@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import { Modal } from '@/components/modal';
-import * as api from '@/lib/api';
-import type { ReportReason } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { report, type ReportReason } from '@/lib/api/moderation';
 import styles from './modal.module.css';
 
 const REASONS: ReadonlyArray<{ value: ReportReason; label: string }> = [
@@ -36,9 +36,9 @@ export function ReportDialog({ kind, id, onClose }: ReportDialogProps) {
     setBusy(true);
     setError(null);
     try {
-      setThanks((await api.report(kind, id, reason, note.trim())).message);
+      setThanks((await report(kind, id, reason, note.trim())).message);
     } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'The report could not be sent. Please try again.');
+      setError(err instanceof ApiError ? err.message : 'The report could not be sent. Please try again.');
     } finally {
       setBusy(false);
     }

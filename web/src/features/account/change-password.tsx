@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { changePassword } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { replaceToken } from '@/lib/session';
 import styles from './change-password.module.css';
@@ -51,12 +52,12 @@ export function ChangePassword({ username }: { username: string }) {
     setBusy(true);
     setProblem(null);
     try {
-      const { accessToken } = await api.changePassword(current, next);
+      const { accessToken } = await changePassword(current, next);
       replaceToken(accessToken);
       close();
       setDone(true);
     } catch (err) {
-      if (err instanceof api.ApiError) {
+      if (err instanceof ApiError) {
         const field = err.code === 'wrong_password' ? 'current' : err.code === 'weak_password' ? 'new' : null;
         setProblem({ field, message: err.message });
       } else {

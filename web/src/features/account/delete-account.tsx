@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { deleteAccount } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { logout } from '@/lib/session';
 import styles from './account-page.module.css';
@@ -24,10 +25,10 @@ export function DeleteAccount({ username }: { username: string }) {
     setBusy(true);
     setError(null);
     try {
-      await api.deleteAccount(typed.trim());
+      await deleteAccount(typed.trim());
       logout();
     } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'Your account could not be deleted. Please try again.');
+      setError(err instanceof ApiError ? err.message : 'Your account could not be deleted. Please try again.');
       setBusy(false);
     }
   }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { downloadExport } from '@/lib/api/export';
 import { readableBytes } from '@/lib/format';
 import styles from './account-page.module.css';
 
@@ -40,16 +41,16 @@ export function DownloadData({ username }: { username: string }) {
     setSaved(null);
     setReceived(0);
     try {
-      const { zip, fileName } = await api.downloadExport(setReceived, controller.signal);
+      const { zip, fileName } = await downloadExport(setReceived, controller.signal);
       const name = fileName ?? `shower-beer-${username}-${new Date().toISOString().slice(0, 10)}.zip`;
       save(zip, name);
       setSaved({ fileName: name, size: zip.size });
     } catch (err) {
       if (controller.signal.aborted) return;
-      if (err instanceof api.ApiError && err.status === 429) {
+      if (err instanceof ApiError && err.status === 429) {
         setError('You have downloaded your data several times in the last hour. Please try again later.');
       } else {
-        setError(err instanceof api.ApiError ? err.message : 'Your data could not be downloaded. Please try again.');
+        setError(err instanceof ApiError ? err.message : 'Your data could not be downloaded. Please try again.');
       }
     } finally {
       if (!controller.signal.aborted) setReceived(null);

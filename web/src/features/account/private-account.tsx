@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import switches from '@/components/switch.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { setPrivacy } from '@/lib/api/people';
 import styles from './account-page.module.css';
 
 /**
@@ -20,11 +21,11 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
     setError(null);
     setApproved(null);
     try {
-      const res = await api.setPrivacy(next);
+      const res = await setPrivacy(next);
       onChange(res.isPrivate);
       if (!res.isPrivate && res.approved > 0) setApproved(res.approved);
     } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'Your privacy could not be changed. Please try again.');
+      setError(err instanceof ApiError ? err.message : 'Your privacy could not be changed. Please try again.');
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import * as api from '@/lib/api';
+import { getStorage } from '@/lib/api/people';
 import { readableBytes } from '@/lib/format';
 import styles from './account-page.module.css';
 
@@ -7,8 +7,7 @@ import styles from './account-page.module.css';
 export function StorageUse({ version }: { version: number }) {
   const [use, setUse] = useState<{ usedBytes: number; quotaBytes: number } | null>(null);
   useEffect(() => {
-    api
-      .getStorage()
+    getStorage()
       .then(setUse)
       .catch((err: unknown) => console.error('Failed to load storage use', err));
   }, [version]);

@@ -4,8 +4,8 @@ import buttons from '@/components/button.module.css';
 import { ShieldIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
-import * as api from '@/lib/api';
-import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
@@ -39,7 +39,7 @@ interface Asking {
 /** `/app/admin`: the operator's page (reports, removal, suspension, the log). The server checks the role on every call. */
 export function AdminPage() {
   // Asked for by index.html before this code arrived (src/early-requests.ts): then the first render is the page itself.
-  const [early] = useState(() => api.earlyAdminOverview());
+  const [early] = useState(() => earlyAdminOverview());
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
   const [error, setError] = useState<'forbidden' | 'failed' | null>(null);
   const [asking, setAsking] = useState<Asking | null>(null);
@@ -47,11 +47,11 @@ export function AdminPage() {
 
   const load = useCallback(async (signal?: AbortSignal) => {
     try {
-      setOverview(await api.getAdminOverview(signal));
+      setOverview(await getAdminOverview(signal));
       setError(null);
     } catch (err) {
       if (signal?.aborted) return;
-      setError(err instanceof api.ApiError && err.status === 403 ? 'forbidden' : 'failed');
+      setError(err instanceof ApiError && err.status === 403 ? 'forbidden' : 'failed');
     }
   }, []);
 
@@ -130,7 +130,7 @@ export function AdminPage() {
                 key={`${r.kind}-${r.itemId}`}
                 report={r}
                 busy={busy}
-                onDismiss={() => act(() => api.dismissReports(r.kind, r.itemId))}
+                onDismiss={() => act(() => dismissReports(r.kind, r.itemId))}
                 onRemove={() =>
                   ask({
                     title: r.kind === 'post' ? 'Remove post' : 'Remove comment',
@@ -139,7 +139,7 @@ export function AdminPage() {
                         ? 'The post, its likes and comments are deleted, and its photos are removed from storage.'
                         : 'The comment disappears everywhere at once.',
                     confirmLabel: 'Remove',
-                    run: (reason) => api.removeAsOperator(r.kind, r.itemId, reason),
+                    run: (reason) => removeAsOperator(r.kind, r.itemId, reason),
                   })
                 }
                 onSuspend={() =>
@@ -147,7 +147,7 @@ export function AdminPage() {
                     title: `Suspend ${r.author}`,
                     explanation: `${r.author} will not be able to sign in or write, and everything they posted, liked or commented is hidden until the suspension is lifted.`,
                     confirmLabel: 'Suspend',
-                    run: (reason) => api.suspend(r.author, reason),
+                    run: (reason) => suspend(r.author, reason),
                   })
                 }
               />
@@ -176,7 +176,7 @@ export function AdminPage() {
                   type="button"
                   className={`${buttons.secondary} ${buttons.small}`}
                   disabled={busy}
-                  onClick={() => act(() => api.liftSuspension(s.username))}
+                  onClick={() => act(() => liftSuspension(s.username))}
                 >
                   Lift suspension
                 </button>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { makePasswordReset } from '@/lib/api/moderation';
 import styles from './password-reset.module.css';
 
 /**
@@ -28,10 +29,10 @@ export function PasswordReset() {
     setMade(null);
     setCopied(false);
     try {
-      setMade({ username: name, ...(await api.makePasswordReset(name)) });
+      setMade({ username: name, ...(await makePasswordReset(name)) });
       setUsername('');
     } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'The link could not be made. Please try again.');
+      setError(err instanceof ApiError ? err.message : 'The link could not be made. Please try again.');
     } finally {
       setBusy(false);
     }

@@ -2,8 +2,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import { InviteLinks } from '@/components/invite-links';
 import { ErrorMessage, Loading } from '@/components/status';
-import * as api from '@/lib/api';
-import type { Instance, JoinRequest, RegistrationMode } from '@/lib/api';
+import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import styles from './registration-settings.module.css';
 import admin from './admin-page.module.css';
@@ -30,7 +29,7 @@ export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void }
 
   const load = useCallback(async () => {
     try {
-      setInstance(await api.getInstance());
+      setInstance(await getInstance());
       setFailed(false);
     } catch {
       setFailed(true);
@@ -68,7 +67,7 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
     e.preventDefault();
     setBusy(true);
     try {
-      const saved = await api.updateInstance({ name, description, rules });
+      const saved = await updateInstance({ name, description, rules });
       onSaved(saved);
       setRules(saved.rules.join('\n'));
       setStatus({ error: false, text: 'Saved. The landing page shows it now.' });
@@ -138,7 +137,7 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
     e.preventDefault();
     setBusy(true);
     try {
-      onSaved(await api.updateInstance({ registrationMode: mode, membersCanInvite }));
+      onSaved(await updateInstance({ registrationMode: mode, membersCanInvite }));
       setStatus({ error: false, text: `Saved: ${MODES.find((m) => m.value === mode)?.label ?? mode}.` });
     } catch (err) {
       setStatus({ error: true, text: message(err) });
@@ -191,7 +190,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   const [busy, setBusy] = useState(false);
   const load = useCallback(async () => {
     try {
-      setRequests((await api.getJoinRequests()).requests);
+      setRequests((await getJoinRequests()).requests);
     } catch (err) {
       setError(message(err));
     }
@@ -241,7 +240,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
                   className={`${buttons.primary} ${buttons.small}`}
                   disabled={busy}
                   aria-label={`Approve ${r.username}`}
-                  onClick={() => void run(() => api.approveJoin(r.username))}
+                  onClick={() => void run(() => approveJoin(r.username))}
                 >
                   Approve
                 </button>
@@ -250,7 +249,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
                   className={`${buttons.danger} ${buttons.small}`}
                   disabled={busy}
                   aria-label={`Reject ${r.username}`}
-                  onClick={() => void run(() => api.rejectJoin(r.username))}
+                  onClick={() => void run(() => rejectJoin(r.username))}
                 >
                   Reject
                 </button>

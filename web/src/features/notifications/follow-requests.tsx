@@ -2,8 +2,8 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
-import type { FollowRequest } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { approveFollowRequest, declineFollowRequest, type FollowRequest, getFollowRequests } from '@/lib/api/social';
 import { formatTime } from '@/lib/format';
 import { setFollowRequests } from '@/lib/unread-notifications';
 import styles from './notifications-page.module.css';
@@ -19,8 +19,7 @@ export function FollowRequests() {
 
   useEffect(() => {
     const controller = new AbortController();
-    api
-      .getFollowRequests(controller.signal)
+    getFollowRequests(controller.signal)
       .then((list) => {
         setRequests(list);
         setFollowRequests(list.length);
@@ -35,13 +34,13 @@ export function FollowRequests() {
     if (busy) return;
     setBusy(request.username);
     try {
-      if (approve) await api.approveFollowRequest(request.username);
-      else await api.declineFollowRequest(request.username);
+      if (approve) await approveFollowRequest(request.username);
+      else await declineFollowRequest(request.username);
       setDone(approve ? `${request.username} now follows you.` : `You declined ${request.username}'s request.`);
     } catch (err) {
       // 404: answered elsewhere, or they withdrew it: either way it is no longer waiting.
-      if (!(err instanceof api.ApiError && err.status === 404)) {
-        window.alert(err instanceof api.ApiError ? err.message : 'That did not work. Please try again.');
+      if (!(err instanceof ApiError && err.status === 404)) {
+        window.alert(err instanceof ApiError ? err.message : 'That did not work. Please try again.');
         return;
       }
     } finally {

@@ -8,8 +8,11 @@ import { PostDialog } from '@/components/post-dialog';
 import { ProfileStats } from '@/components/profile-stats';
 import { GridTail, PostGrid, ProfilePending } from '@/components/post-grid';
 import { EmptyState } from '@/components/status';
-import * as api from '@/lib/api';
-import type { Post, ViewedUser } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { userProfile, type ViewedUser } from '@/lib/api/feeds';
+import { block, unblock } from '@/lib/api/moderation';
+import type { Post } from '@/lib/api/posts';
+import { follow, unfollow } from '@/lib/api/social';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
@@ -35,8 +38,8 @@ function summaryOf(user: ViewedUser): Summary {
 // Memoised: ProfilePage renders again when the signed-in user's details arrive (the navigation
 // bar asks for them after the first paint); the profile shown has not changed.
 const OtherProfile = memo(function OtherProfile({ username }: { username: string }) {
-  const profile = useMemo(() => api.userProfile(username), [username]);
-  // The first page, if index.html has already brought it (lib/api.ts): then it is the first render.
+  const profile = useMemo(() => userProfile(username), [username]);
+  // The first page, if index.html has already brought it (lib/api/early.ts): then it is the first render.
   const [early] = useState(() => profile.early());
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
@@ -53,7 +56,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         if (!cursor) setSummary(summaryOf(res));
         return res.posts;
       } catch (err) {
-        if (err instanceof api.ApiError && err.status === 404) setNotFound(true);
+        if (err instanceof ApiError && err.status === 404) setNotFound(true);
         throw err;
       }
     },
@@ -70,14 +73,14 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     setFollowBusy(true);
     try {
       // "Requested" cancels the waiting request as "Unfollow" ends a follow.
-      const res = summary.isFollowing || summary.isRequested ? await api.unfollow(username) : await api.follow(username);
+      const res = summary.isFollowing || summary.isRequested ? await unfollow(username) : await follow(username);
       setSummary({ ...summary, isFollowing: res.following, isRequested: res.requested, followerCount: res.followerCount });
       // A private account's posts go with the follow (docs/api.md, "Private accounts").
       if (summary.isPrivate && !res.following) list.setItems([]);
     } catch (err) {
       console.error(err);
       // 409: we were out of step with the server: load the profile again to learn where it stands.
-      if (err instanceof api.ApiError && err.status === 409) setVersion((v) => v + 1);
+      if (err instanceof ApiError && err.status === 409) setVersion((v) => v + 1);
     } finally {
       setFollowBusy(false);
     }
@@ -95,11 +98,11 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     setBlockBusy(true);
     try {
       if (summary.isBlocked) {
-        await api.unblock(username);
+        await unblock(username);
         setSummary({ ...summary, isBlocked: false });
         setVersion((v) => v + 1);
       } else {
-        await api.block(username);
+        await block(username);
         const wasFollowing = summary.isFollowing;
         setSummary({
           ...summary,
@@ -111,7 +114,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         list.setItems([]);
       }
     } catch (err) {
-      window.alert(err instanceof api.ApiError ? err.message : 'That did not work. Please try again.');
+      window.alert(err instanceof ApiError ? err.message : 'That did not work. Please try again.');
     } finally {
       setBlockBusy(false);
     }

@@ -1,0 +1,38 @@
+// The server's own page and who may join (docs/registration.md): its details, which anyone may
+// read, the operator's settings and join requests, and invites.
+import { ApiError, baseUrl, request } from '@/lib/api/client';
+import type {
+  InstanceView as Instance,
+  InviteViewShape as Invite,
+  JoinRequestShape as JoinRequest,
+  NewInviteView as NewInvite,
+  RegistrationModeValue as RegistrationMode,
+} from '@server/api-shapes';
+
+export type { Instance, Invite, JoinRequest, NewInvite, RegistrationMode };
+
+/** GET /api/instance needs no token: asked without one, so a signed-out page can call it. */
+export async function getInstance(signal?: AbortSignal): Promise<Instance> {
+  const res = await fetch(`${baseUrl('main')}/api/instance`, { headers: { accept: 'application/json' }, signal });
+  if (!res.ok) throw new ApiError(res.status, `The server's details could not be loaded (${res.status}).`);
+  return (await res.json()) as Instance;
+}
+export interface InstanceChange {
+  name?: string;
+  description?: string;
+  /** One rule a line. */
+  rules?: string;
+  registrationMode?: RegistrationMode;
+  membersCanInvite?: boolean;
+}
+type Done = { done: true };
+export const updateInstance = (change: InstanceChange) => request<Instance>('/api/admin/instance', { method: 'PUT', body: change });
+export const getJoinRequests = () => request<{ requests: JoinRequest[] }>('/api/admin/join-requests');
+export const approveJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/approve`, { method: 'POST', body: {} });
+export const rejectJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/reject`, { method: 'POST', body: {} });
+export const getInvites = () => request<{ invites: Invite[] }>('/api/invites');
+export const createInvite = (expiresInHours: number, maxUses: number) =>
+  request<NewInvite>('/api/invites', { method: 'POST', body: { expiresInHours, maxUses } });
+export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, { method: 'DELETE', body: {} });
