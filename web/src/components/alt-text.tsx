@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
-import { ApiError } from '@/lib/api/client';
 import { type PostEdit, updateAltText } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
+import { useSubmit } from '@/lib/use-submit';
 
 interface EditAltTextProps {
   postId: number;
@@ -19,8 +19,7 @@ interface EditAltTextProps {
 /** The author describes their photo afterwards (an empty text takes the description away). */
 export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onClose }: EditAltTextProps) {
   const [text, setText] = useState(current);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('The description could not be saved. Please try again.');
   const id = useId();
   const max = getConfig().limits.altTextMaxLength;
   return (
@@ -30,16 +29,10 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
           className={modal.form}
           onSubmit={async (e) => {
             e.preventDefault();
-            if (busy) return;
-            setBusy(true);
-            setError(null);
-            try {
+            await submit.run(async () => {
               onSaved(await updateAltText(postId, text.trim(), index));
               close();
-            } catch (err) {
-              setError(err instanceof ApiError ? err.message : 'The description could not be saved. Please try again.');
-              setBusy(false);
-            }
+            });
           }}
         >
           <label htmlFor={id} className={modal.label}>
@@ -49,7 +42,7 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
           <p className={modal.hint}>
             Read aloud to people who cannot see the photo. Say what is in it: the beer, the place, the mood. {text.length}/{max}
           </p>
-          <ModalFormFooter error={error} busy={busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
+          <ModalFormFooter error={submit.error} busy={submit.busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}
     </Modal>

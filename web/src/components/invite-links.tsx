@@ -2,6 +2,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import { createInvite, getInvites, type Invite, type NewInvite, revokeInvite } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './invite-links.module.css';
 
 const EXPIRY: { hours: number; label: string }[] = [
@@ -42,7 +43,7 @@ export function InviteLinks() {
   const [uses, setUses] = useState(1);
   const [made, setMade] = useState<NewInvite | null>(null);
   const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const submit = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   const load = useCallback(async () => {
     try {
@@ -56,15 +57,8 @@ export function InviteLinks() {
   }, [load]);
 
   async function run(action: () => Promise<unknown>) {
-    setBusy(true);
-    try {
-      await action();
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    await submit.run(action);
+    await load();
   }
 
   return (
@@ -99,7 +93,7 @@ export function InviteLinks() {
             </select>
           </label>
         </div>
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <button type="submit" className={buttons.primary} disabled={submit.busy}>
           Create invite link
         </button>
         {made && (
@@ -132,7 +126,7 @@ export function InviteLinks() {
                 </span>
               </div>
               {inv.state === 'active' && (
-                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={busy} onClick={() => void run(() => revokeInvite(inv.id))}>
+                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={submit.busy} onClick={() => void run(() => revokeInvite(inv.id))}>
                   Withdraw
                 </button>
               )}

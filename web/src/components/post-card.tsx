@@ -13,6 +13,7 @@ import { addComment, type Comment, deleteComment, getComments, getLikes, like, u
 import { getConfig } from '@/lib/config';
 import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
 import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './post-card.module.css';
 
 interface PostCardProps {
@@ -36,9 +37,17 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const name = authorName(post);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
-  const [likeBusy, setLikeBusy] = useState(false);
+  const liking = useSubmit(async (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    // Out of step (liked in another tab, say): take the server's word for it.
+    try {
+      onChange({ ...post, ...(await getLikes(post.postid)) });
+    } catch (e) {
+      console.error(`Likes fetch failed: ${e instanceof ApiError ? e.status : e}`);
+    }
+  });
   const [comment, setComment] = useState('');
-  const [sending, setSending] = useState(false);
+  const sending = useSubmit((err) => console.error(err instanceof Error ? err.message : err));
   const [allComments, setAllComments] = useState<Comment[] | null>(null);
   const [shared, setShared] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -65,39 +74,22 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const shownAlt = album ? (album[photoIndex]?.altText ?? '') : post.altText;
 
   async function toggleLike() {
-    if (likeBusy) return;
-    setLikeBusy(true);
-    try {
+    await liking.run(async () => {
       const state = post.likedByUser ? await unlike(post.postid) : await like(post.postid);
       onChange({ ...post, ...state });
-    } catch (err) {
-      console.error(err instanceof Error ? err.message : err);
-      // Out of step (liked in another tab, say): take the server's word for it.
-      try {
-        onChange({ ...post, ...(await getLikes(post.postid)) });
-      } catch (e) {
-        console.error(`Likes fetch failed: ${e instanceof ApiError ? e.status : e}`);
-      }
-    } finally {
-      setLikeBusy(false);
-    }
+    });
   }
 
   async function submitComment(e: React.FormEvent) {
     e.preventDefault();
     const text = comment.trim();
-    if (!text || sending) return;
-    setSending(true);
-    try {
+    if (!text) return;
+    await sending.run(async () => {
       const created = await addComment(post.postid, text);
       setComment('');
       if (allComments) setAllComments([...allComments, created]);
       onChange({ ...post, comments: [...post.comments, created], commentCount: post.commentCount + 1 });
-    } catch (err) {
-      console.error(err instanceof Error ? err.message : err);
-    } finally {
-      setSending(false);
-    }
+    });
   }
 
   async function removeComment(c: Comment) {
@@ -143,7 +135,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       await blockAuthorOf(post.postid);
       (onAuthorBlocked ?? ((p: Post) => onDelete(p.postid)))(post);
     } catch (err) {
-      window.alert(err instanceof ApiError ? err.message : 'Blocking failed. Please try again.');
+      window.alert(errorText(err, 'Blocking failed. Please try again.'));
     }
   }
 
@@ -279,7 +271,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             onClick={toggleLike}
             // A toggle: the name stays "Like" and aria-pressed says whether you do. Busy is
             // aria-disabled, not disabled, so keyboard focus stays on the button.
-            aria-disabled={likeBusy || undefined}
+            aria-disabled={liking.busy || undefined}
             aria-pressed={post.likedByUser}
             aria-label="Like"
           >
@@ -366,7 +358,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             onChange={(e) => setComment(e.target.value)}
             autoComplete="off"
           />
-          <button type="submit" disabled={!comment.trim() || sending}>
+          <button type="submit" disabled={!comment.trim() || sending.busy}>
             Post
           </button>
         </form>

@@ -2,9 +2,9 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import { ApiError } from '@/lib/api/client';
 import { type BlockedPerson, getBlocks, liftBlock } from '@/lib/api/moderation';
 import { formatDate } from '@/lib/format';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /** "Blocked people" on the own profile, each with Unblock. Blocks made on an anonymous post stay unnamed. */
@@ -24,7 +24,7 @@ export function BlockedPeople() {
       await liftBlock(block.blockId);
       setBlocks((list) => list?.filter((b) => b.blockId !== block.blockId) ?? null);
     } catch (err) {
-      window.alert(err instanceof ApiError ? err.message : 'Unblocking failed. Please try again.');
+      window.alert(errorText(err, 'Unblocking failed. Please try again.'));
     } finally {
       setBusy(null);
     }

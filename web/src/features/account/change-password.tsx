@@ -4,6 +4,7 @@ import { ApiError } from '@/lib/api/client';
 import { changePassword } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { replaceToken } from '@/lib/session';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './change-password.module.css';
 
 type Problem = { field: 'current' | 'new' | null; message: string };
@@ -20,8 +21,15 @@ export function ChangePassword({ username }: { username: string }) {
   const [open, setOpen] = useState(false);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
+  const changing = useSubmit((err) => {
+    if (err instanceof ApiError) {
+      const field = err.code === 'wrong_password' ? 'current' : err.code === 'weak_password' ? 'new' : null;
+      setProblem({ field, message: err.message });
+    } else {
+      setProblem({ field: null, message: 'Your password could not be changed. Please try again.' });
+    }
+  });
   const [done, setDone] = useState(false);
   const currentId = useId();
   const nextId = useId();
@@ -46,26 +54,16 @@ export function ChangePassword({ username }: { username: string }) {
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
-    if (busy) return;
+    if (changing.busy) return;
     if (current === '') return setProblem({ field: 'current', message: 'Type your current password.' });
     if (next.length < 8) return setProblem({ field: 'new', message: 'Use a password of at least 8 characters.' });
-    setBusy(true);
     setProblem(null);
-    try {
+    await changing.run(async () => {
       const { accessToken } = await changePassword(current, next);
       replaceToken(accessToken);
       close();
       setDone(true);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const field = err.code === 'wrong_password' ? 'current' : err.code === 'weak_password' ? 'new' : null;
-        setProblem({ field, message: err.message });
-      } else {
-        setProblem({ field: null, message: 'Your password could not be changed. Please try again.' });
-      }
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (!open) {
@@ -135,11 +133,11 @@ export function ChangePassword({ username }: { username: string }) {
         </p>
       )}
       <div className={styles.actions}>
-        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={close} disabled={busy}>
+        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={close} disabled={changing.busy}>
           Cancel
         </button>
-        <button type="submit" className={`${buttons.primary} ${styles.grow}`} disabled={busy}>
-          {busy ? 'Changing...' : 'Change password'}
+        <button type="submit" className={`${buttons.primary} ${styles.grow}`} disabled={changing.busy}>
+          {changing.busy ? 'Changing...' : 'Change password'}
         </button>
       </div>
     </form>

@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import { ApiError } from '@/lib/api/client';
 import { deleteAccount } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { logout } from '@/lib/session';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /**
@@ -28,7 +28,7 @@ export function DeleteAccount({ username }: { username: string }) {
       await deleteAccount(typed.trim());
       logout();
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Your account could not be deleted. Please try again.');
+      setError(errorText(err, 'Your account could not be deleted. Please try again.'));
       setBusy(false);
     }
   }

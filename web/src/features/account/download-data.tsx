@@ -3,6 +3,7 @@ import buttons from '@/components/button.module.css';
 import { ApiError } from '@/lib/api/client';
 import { downloadExport } from '@/lib/api/export';
 import { readableBytes } from '@/lib/format';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /** Hands a Blob to the browser's download, as a link click would; the URL is let go once the save has started. */
@@ -50,7 +51,7 @@ export function DownloadData({ username }: { username: string }) {
       if (err instanceof ApiError && err.status === 429) {
         setError('You have downloaded your data several times in the last hour. Please try again later.');
       } else {
-        setError(err instanceof ApiError ? err.message : 'Your data could not be downloaded. Please try again.');
+        setError(errorText(err, 'Your data could not be downloaded. Please try again.'));
       }
     } finally {
       if (!controller.signal.aborted) setReceived(null);

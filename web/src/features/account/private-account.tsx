@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import switches from '@/components/switch.module.css';
-import { ApiError } from '@/lib/api/client';
 import { setPrivacy } from '@/lib/api/people';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /**
@@ -11,24 +11,17 @@ import styles from './account-page.module.css';
  */
 export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; onChange: (isPrivate: boolean) => void }) {
   const ids = { toggle: useId(), hint: useId() };
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('Your privacy could not be changed. Please try again.');
   const [approved, setApproved] = useState<number | null>(null);
 
   async function change(next: boolean) {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+    if (submit.busy) return;
     setApproved(null);
-    try {
+    await submit.run(async () => {
       const res = await setPrivacy(next);
       onChange(res.isPrivate);
       if (!res.isPrivate && res.approved > 0) setApproved(res.approved);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Your privacy could not be changed. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -52,7 +45,7 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
           checked={isPrivate}
           onChange={(e) => void change(e.target.checked)}
           aria-describedby={ids.hint}
-          aria-disabled={busy || undefined}
+          aria-disabled={submit.busy || undefined}
         />
       </div>
       {approved !== null && (
@@ -60,9 +53,9 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
           {approved === 1 ? '1 waiting request was approved.' : `${approved} waiting requests were approved.`}
         </p>
       )}
-      {error && (
+      {submit.error && (
         <p role="alert" className={styles.confirmError}>
-          {error}
+          {submit.error}
         </p>
       )}
     </div>

@@ -7,6 +7,7 @@ import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import { ApiError } from '@/lib/api/client';
 import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
 import { RegistrationSettings } from './registration-settings';
@@ -43,7 +44,7 @@ export function AdminPage() {
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
   const [error, setError] = useState<'forbidden' | 'failed' | null>(null);
   const [asking, setAsking] = useState<Asking | null>(null);
-  const [busy, setBusy] = useState(false);
+  const acting = useSubmit((err) => window.alert(err instanceof Error ? err.message : 'That did not work. Please try again.'));
 
   const load = useCallback(async (signal?: AbortSignal) => {
     try {
@@ -63,15 +64,8 @@ export function AdminPage() {
   }, [load, early]);
 
   async function act(run: () => Promise<unknown>) {
-    setBusy(true);
-    try {
-      await run();
-    } catch (err) {
-      window.alert(err instanceof Error ? err.message : 'That did not work. Please try again.');
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    await acting.run(run);
+    await load();
   }
 
   function ask(a: Asking) {
@@ -129,7 +123,7 @@ export function AdminPage() {
               <ReportItem
                 key={`${r.kind}-${r.itemId}`}
                 report={r}
-                busy={busy}
+                busy={acting.busy}
                 onDismiss={() => act(() => dismissReports(r.kind, r.itemId))}
                 onRemove={() =>
                   ask({
@@ -175,7 +169,7 @@ export function AdminPage() {
                 <button
                   type="button"
                   className={`${buttons.secondary} ${buttons.small}`}
-                  disabled={busy}
+                  disabled={acting.busy}
                   onClick={() => act(() => liftSuspension(s.username))}
                 >
                   Lift suspension

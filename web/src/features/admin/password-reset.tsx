@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import { ApiError } from '@/lib/api/client';
 import { makePasswordReset } from '@/lib/api/moderation';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './password-reset.module.css';
 
 /**
@@ -12,8 +12,7 @@ import styles from './password-reset.module.css';
  */
 export function PasswordReset() {
   const [username, setUsername] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('The link could not be made. Please try again.');
   const [made, setMade] = useState<{ username: string; url: string; expiresAt: string; emailed: boolean } | null>(null);
   const [copied, setCopied] = useState(false);
   const inputId = useId();
@@ -22,20 +21,14 @@ export function PasswordReset() {
   async function make(e: React.FormEvent) {
     e.preventDefault();
     const name = username.trim();
-    if (busy) return;
-    if (name === '') return setError('Type the username of the person who lost their password.');
-    setBusy(true);
-    setError(null);
+    if (submit.busy) return;
+    if (name === '') return submit.setError('Type the username of the person who lost their password.');
     setMade(null);
     setCopied(false);
-    try {
+    await submit.run(async () => {
       setMade({ username: name, ...(await makePasswordReset(name)) });
       setUsername('');
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The link could not be made. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   async function copy() {
@@ -70,14 +63,14 @@ export function PasswordReset() {
             spellCheck={false}
             maxLength={200}
           />
-          <button type="submit" className={buttons.primary} disabled={busy}>
-            {busy ? 'Making...' : 'Make link'}
+          <button type="submit" className={buttons.primary} disabled={submit.busy}>
+            {submit.busy ? 'Making...' : 'Make link'}
           </button>
         </div>
       </form>
-      {error && (
+      {submit.error && (
         <p role="alert" className={styles.error}>
-          {error}
+          {submit.error}
         </p>
       )}
       {made && (

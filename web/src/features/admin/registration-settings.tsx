@@ -4,6 +4,7 @@ import { InviteLinks } from '@/components/invite-links';
 import { ErrorMessage, Loading } from '@/components/status';
 import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './registration-settings.module.css';
 import admin from './admin-page.module.css';
 
@@ -61,21 +62,16 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const [description, setDescription] = useState(instance.description);
   const [rules, setRules] = useState(instance.rules.join('\n'));
   const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
+    await saving.run(async () => {
       const saved = await updateInstance({ name, description, rules });
       onSaved(saved);
       setRules(saved.rules.join('\n'));
       setStatus({ error: false, text: 'Saved. The landing page shows it now.' });
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -118,7 +114,7 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
           One rule a line, at most 20 rules of 300 characters. Shown on the landing page and at sign-up.
         </p>
         <Status status={status} />
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save server page
         </button>
       </form>
@@ -131,19 +127,14 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const [mode, setMode] = useState<RegistrationMode>(instance.registrationMode);
   const [membersCanInvite, setMembersCanInvite] = useState(instance.membersCanInvite);
   const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
+    await saving.run(async () => {
       onSaved(await updateInstance({ registrationMode: mode, membersCanInvite }));
       setStatus({ error: false, text: `Saved: ${MODES.find((m) => m.value === mode)?.label ?? mode}.` });
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -175,7 +166,7 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
           </span>
         </label>
         <Status status={status} />
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save registration
         </button>
       </form>
@@ -187,7 +178,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   const id = useId();
   const [requests, setRequests] = useState<JoinRequest[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const answering = useSubmit((err) => setError(message(err)));
   const load = useCallback(async () => {
     try {
       setRequests((await getJoinRequests()).requests);
@@ -200,17 +191,12 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   }, [load]);
 
   async function run(action: () => Promise<unknown>) {
-    setBusy(true);
     setError(null);
-    try {
+    await answering.run(async () => {
       await action();
       onAnswered?.();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    });
+    await load();
   }
 
   return (
@@ -238,7 +224,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
                 <button
                   type="button"
                   className={`${buttons.primary} ${buttons.small}`}
-                  disabled={busy}
+                  disabled={answering.busy}
                   aria-label={`Approve ${r.username}`}
                   onClick={() => void run(() => approveJoin(r.username))}
                 >
@@ -247,7 +233,7 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
                 <button
                   type="button"
                   className={`${buttons.danger} ${buttons.small}`}
-                  disabled={busy}
+                  disabled={answering.busy}
                   aria-label={`Reject ${r.username}`}
                   onClick={() => void run(() => rejectJoin(r.username))}
                 >

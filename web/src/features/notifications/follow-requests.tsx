@@ -6,6 +6,7 @@ import { ApiError } from '@/lib/api/client';
 import { approveFollowRequest, declineFollowRequest, type FollowRequest, getFollowRequests } from '@/lib/api/social';
 import { formatTime } from '@/lib/format';
 import { setFollowRequests } from '@/lib/unread-notifications';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './notifications-page.module.css';
 
 /**
@@ -14,7 +15,7 @@ import styles from './notifications-page.module.css';
  */
 export function FollowRequests() {
   const [requests, setRequests] = useState<FollowRequest[] | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const answering = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   const [done, setDone] = useState<string | null>(null);
 
   useEffect(() => {
@@ -31,25 +32,20 @@ export function FollowRequests() {
   }, []);
 
   async function answer(request: FollowRequest, approve: boolean) {
-    if (busy) return;
-    setBusy(request.username);
-    try {
-      if (approve) await approveFollowRequest(request.username);
-      else await declineFollowRequest(request.username);
-      setDone(approve ? `${request.username} now follows you.` : `You declined ${request.username}'s request.`);
-    } catch (err) {
-      // 404: answered elsewhere, or they withdrew it: either way it is no longer waiting.
-      if (!(err instanceof ApiError && err.status === 404)) {
-        window.alert(err instanceof ApiError ? err.message : 'That did not work. Please try again.');
-        return;
+    await answering.run(async () => {
+      try {
+        if (approve) await approveFollowRequest(request.username);
+        else await declineFollowRequest(request.username);
+        setDone(approve ? `${request.username} now follows you.` : `You declined ${request.username}'s request.`);
+      } catch (err) {
+        // 404: answered elsewhere, or they withdrew it: either way it is no longer waiting.
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
       }
-    } finally {
-      setBusy(null);
-    }
-    // One answer at a time (busy), so the list is the one shown when it was pressed.
-    const left = (requests ?? []).filter((r) => r.username !== request.username);
-    setRequests(left);
-    setFollowRequests(left.length);
+      // One answer at a time (busy), so the list is the one shown when it was pressed.
+      const left = (requests ?? []).filter((r) => r.username !== request.username);
+      setRequests(left);
+      setFollowRequests(left.length);
+    });
   }
 
   if (!requests || (requests.length === 0 && !done)) return null;
@@ -80,7 +76,7 @@ export function FollowRequests() {
                     type="button"
                     className={`${buttons.primary} ${buttons.small}`}
                     onClick={() => void answer(r, true)}
-                    aria-disabled={busy !== null || undefined}
+                    aria-disabled={answering.busy || undefined}
                     aria-label={`Approve ${r.username}`}
                   >
                     Approve
@@ -89,7 +85,7 @@ export function FollowRequests() {
                     type="button"
                     className={`${buttons.secondary} ${buttons.small}`}
                     onClick={() => void answer(r, false)}
-                    aria-disabled={busy !== null || undefined}
+                    aria-disabled={answering.busy || undefined}
                     aria-label={`Decline ${r.username}`}
                   >
                     Decline

@@ -17,6 +17,7 @@ import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './profile-page.module.css';
 
 type Summary = Omit<ViewedUser, 'posts'>;
@@ -44,8 +45,12 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
   const [open, setOpen] = useState<Post | null>(null);
-  const [followBusy, setFollowBusy] = useState(false);
-  const [blockBusy, setBlockBusy] = useState(false);
+  const following = useSubmit((err) => {
+    console.error(err);
+    // 409: we were out of step with the server: load the profile again to learn where it stands.
+    if (err instanceof ApiError && err.status === 409) setVersion((v) => v + 1);
+  });
+  const blocking = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   // Bumped by Unblock: the posts load again from the first page.
   const [version, setVersion] = useState(0);
 
@@ -69,25 +74,18 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
 
   async function toggleFollow() {
     // Not `disabled` while busy: that would drop keyboard focus from the button.
-    if (!summary || followBusy) return;
-    setFollowBusy(true);
-    try {
+    if (!summary) return;
+    await following.run(async () => {
       // "Requested" cancels the waiting request as "Unfollow" ends a follow.
       const res = summary.isFollowing || summary.isRequested ? await unfollow(username) : await follow(username);
       setSummary({ ...summary, isFollowing: res.following, isRequested: res.requested, followerCount: res.followerCount });
       // A private account's posts go with the follow (docs/api.md, "Private accounts").
       if (summary.isPrivate && !res.following) list.setItems([]);
-    } catch (err) {
-      console.error(err);
-      // 409: we were out of step with the server: load the profile again to learn where it stands.
-      if (err instanceof ApiError && err.status === 409) setVersion((v) => v + 1);
-    } finally {
-      setFollowBusy(false);
-    }
+    });
   }
 
   async function toggleBlock() {
-    if (!summary || blockBusy) return;
+    if (!summary || blocking.busy) return;
     if (
       !summary.isBlocked &&
       !window.confirm(
@@ -95,8 +93,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
       )
     )
       return;
-    setBlockBusy(true);
-    try {
+    await blocking.run(async () => {
       if (summary.isBlocked) {
         await unblock(username);
         setSummary({ ...summary, isBlocked: false });
@@ -113,11 +110,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         });
         list.setItems([]);
       }
-    } catch (err) {
-      window.alert(err instanceof ApiError ? err.message : 'That did not work. Please try again.');
-    } finally {
-      setBlockBusy(false);
-    }
+    });
   }
 
   if (notFound) {
@@ -157,13 +150,13 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
                 type="button"
                 className={`${summary.isFollowing || summary.isRequested ? buttons.secondary : buttons.primary} ${styles.follow}`}
                 onClick={toggleFollow}
-                aria-disabled={followBusy || undefined}
+                aria-disabled={following.busy || undefined}
                 aria-label={summary.isRequested ? `Requested: cancel your request to follow ${name}` : undefined}
               >
                 {summary.isFollowing ? 'Unfollow' : summary.isRequested ? 'Requested' : 'Follow'}
               </button>
             )}
-            <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
+            <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blocking.busy}>
               {summary.isBlocked ? 'Unblock' : 'Block'}
             </button>
           </div>

@@ -1,11 +1,11 @@
 // The transport of every API call: the bearer token, the join headers, and what a refusal does to
 // the session (401 ends it; approval mode and a refused sign-up block the app). The area files
 // beside this one (posts.ts, feeds.ts, ...) hold the calls; components call those, never fetch.
+import { arrived, takeEarly } from '@/lib/api/early';
 import { getConfig } from '@/lib/config';
 import { firstPage, type ApiHost, type ListCall } from '@/lib/first-requests';
 import { forgetJoin, joined, joinHeaders, setJoinBlock } from '@/lib/join';
 import { endSessionRefused, endSessionUnauthorized, getToken } from '@/lib/session';
-import { arrived, takeEarly } from '@/lib/api/early';
 
 /** A first sign-in the server refused to make an account for (server/src/domain/registration-service.ts). */
 const REFUSED_SIGN_UP = new Set(['registration_closed', 'invite_required', 'invite_invalid']);

@@ -1,7 +1,7 @@
 // Reports, blocks and the operator's moderation (docs/api.md, "Moderation"): what anyone may do
 // (report, block, read the notices about their own posts), then the operator's page and actions.
-import { arrived } from '@/lib/api/early';
 import { request } from '@/lib/api/client';
+import { arrived } from '@/lib/api/early';
 import { ADMIN_OVERVIEW } from '@/lib/first-requests';
 import type {
   AdminOverviewView as AdminOverview,
