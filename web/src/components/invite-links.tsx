@@ -1,5 +1,8 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
+import form from '@/components/form.module.css';
+import rows from '@/components/rows.module.css';
+import { SaveStatus } from '@/components/status';
 import { createInvite, getInvites, type Invite, type NewInvite, revokeInvite } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
@@ -64,7 +67,7 @@ export function InviteLinks() {
   return (
     <>
       <form
-        className={styles.card}
+        className={form.card}
         onSubmit={(e) => {
           e.preventDefault();
           setStatus(null);
@@ -72,9 +75,9 @@ export function InviteLinks() {
         }}
       >
         <div className={styles.pair}>
-          <label className={styles.label}>
+          <label className={`${form.label} ${form.field}`}>
             Expires after
-            <select className={styles.input} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+            <select className={form.input} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
               {EXPIRY.map((x) => (
                 <option key={x.hours} value={x.hours}>
                   {x.label}
@@ -82,9 +85,9 @@ export function InviteLinks() {
               ))}
             </select>
           </label>
-          <label className={styles.label}>
+          <label className={`${form.label} ${form.field}`}>
             Number of uses
-            <select className={styles.input} value={uses} onChange={(e) => setUses(Number(e.target.value))}>
+            <select className={form.input} value={uses} onChange={(e) => setUses(Number(e.target.value))}>
               {USES.map((n) => (
                 <option key={n} value={n}>
                   {n}
@@ -98,10 +101,10 @@ export function InviteLinks() {
         </button>
         {made && (
           <div className={styles.made} role="status">
-            <label className={styles.label} htmlFor={`${id}-link`}>
+            <label className={`${form.label} ${form.field}`} htmlFor={`${id}-link`}>
               New invite link (shown once: copy it now)
             </label>
-            <input id={`${id}-link`} className={styles.input} readOnly value={made.url} onFocus={(e) => e.target.select()} />
+            <input id={`${id}-link`} className={form.input} readOnly value={made.url} onFocus={(e) => e.target.select()} />
             <button
               type="button"
               className={`${buttons.secondary} ${buttons.small}`}
@@ -111,17 +114,17 @@ export function InviteLinks() {
             </button>
           </div>
         )}
-        <Status status={status} />
+        <SaveStatus status={status} />
       </form>
       {invites === null ? null : invites.length === 0 ? (
-        <p className={styles.none}>No invite links yet.</p>
+        <p className={rows.none}>No invite links yet.</p>
       ) : (
-        <ul className={styles.rows} aria-label="Invite links">
+        <ul className={rows.rows} aria-label="Invite links">
           {invites.map((inv) => (
-            <li key={inv.id} className={styles.row}>
-              <div className={styles.rowText}>
+            <li key={inv.id} className={rows.row}>
+              <div className={rows.rowText}>
                 <strong>{stateLabel(inv)}</strong>
-                <span className={styles.meta}>
+                <span className={rows.meta}>
                   By {inv.createdBy} · used {inv.uses} · {inv.state === 'expired' ? 'expired' : 'expires'} {formatDate(inv.expires_at)}
                 </span>
               </div>
@@ -135,14 +138,5 @@ export function InviteLinks() {
         </ul>
       )}
     </>
-  );
-}
-
-function Status({ status }: { status: { error: boolean; text: string } | null }) {
-  if (!status) return null;
-  return (
-    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
-      {status.text}
-    </p>
   );
 }

@@ -1,6 +1,7 @@
 import { memo, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
+import buttons from '@/components/button.module.css';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, PencilIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import { EditAltTextDialog } from '@/components/alt-text';
 import { PhotoCarousel } from '@/components/photo-carousel';
@@ -180,10 +181,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
         </div>
         {post.isOwner ? (
           <>
-            <button type="button" className={`${styles.iconButton} ${styles.editButton}`} onClick={() => setEditing(true)} aria-label="Edit post" title="Edit post">
+            <button type="button" className={`${buttons.round} ${styles.iconButton} ${styles.editButton}`} onClick={() => setEditing(true)} aria-label="Edit post" title="Edit post">
               <PencilIcon size={20} />
             </button>
-            <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
+            <button type="button" className={`${buttons.round} ${styles.iconButton}`} onClick={removePost} aria-label="Delete post" title="Delete post">
               <TrashIcon size={20} />
             </button>
           </>
@@ -411,7 +412,7 @@ function PostMenu({ blockLabel, onReport, onBlock }: { blockLabel: string; onRep
       <button
         ref={buttonRef}
         type="button"
-        className={styles.iconButton}
+        className={`${buttons.round} ${styles.iconButton}`}
         aria-label="More options"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}

@@ -47,3 +47,13 @@ export function ErrorMessage({ text, onRetry }: { text: string; onRetry?: () => 
     </div>
   );
 }
+
+/** What a form's last save did, under the form: "Saved…" as a status, a failure as an alert. */
+export function SaveStatus({ status }: { status: { error: boolean; text: string } | null }) {
+  if (!status) return null;
+  return (
+    <p className={status.error ? styles.saveFailed : styles.saved} role={status.error ? 'alert' : 'status'}>
+      {status.text}
+    </p>
+  );
+}

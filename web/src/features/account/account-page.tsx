@@ -207,7 +207,7 @@ export function AccountPage() {
       <ModerationNotices />
 
       <section aria-labelledby="posts-heading">
-        <h2 id="posts-heading" className={styles.sectionTitle}>
+        <h2 id="posts-heading" className={page.sectionTitle}>
           POSTS
         </h2>
         {list.items.length === 0 && list.done ? (

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
+import form from '@/components/form.module.css';
 import { ApiError } from '@/lib/api/client';
 import { changePassword } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
@@ -39,7 +40,7 @@ export function ChangePassword({ username }: { username: string }) {
   if (auth.provider !== 'embedded') {
     if (!auth.accountUrl) return null;
     return (
-      <a className={`${buttons.secondary} ${styles.button}`} href={auth.accountUrl} target="_blank" rel="noopener noreferrer">
+      <a className={`${buttons.secondary} ${form.opener}`} href={auth.accountUrl} target="_blank" rel="noopener noreferrer">
         Change password
       </a>
     );
@@ -71,7 +72,7 @@ export function ChangePassword({ username }: { username: string }) {
       <>
         <button
           type="button"
-          className={`${buttons.secondary} ${styles.button}`}
+          className={`${buttons.secondary} ${form.opener}`}
           onClick={() => {
             setDone(false);
             setOpen(true);
@@ -91,17 +92,17 @@ export function ChangePassword({ username }: { username: string }) {
   const describedBy = (field: 'current' | 'new', extra?: string) =>
     [problem?.field === field ? errorId : '', extra ?? ''].filter(Boolean).join(' ') || undefined;
   return (
-    <form className={styles.form} onSubmit={submit} aria-label="Change password" noValidate>
+    <form className={form.step} onSubmit={submit} aria-label="Change password" noValidate>
       <p className={styles.title}>Change password</p>
       <p className={styles.text}>Every other device signed in with your account will be signed out; this one stays signed in.</p>
       {/* For password managers: which account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={username} hidden readOnly />
-      <label htmlFor={currentId} className={styles.label}>
+      <label htmlFor={currentId} className={`${form.label} ${styles.label}`}>
         Current password
       </label>
       <input
         id={currentId}
-        className={styles.input}
+        className={form.input}
         type="password"
         autoComplete="current-password"
         value={current}
@@ -110,12 +111,12 @@ export function ChangePassword({ username }: { username: string }) {
         aria-describedby={describedBy('current')}
         maxLength={1000}
       />
-      <label htmlFor={nextId} className={styles.label}>
+      <label htmlFor={nextId} className={`${form.label} ${styles.label}`}>
         New password
       </label>
       <input
         id={nextId}
-        className={styles.input}
+        className={form.input}
         type="password"
         autoComplete="new-password"
         value={next}
@@ -124,19 +125,19 @@ export function ChangePassword({ username }: { username: string }) {
         aria-describedby={describedBy('new', hintId)}
         maxLength={1000}
       />
-      <p id={hintId} className={styles.hint}>
+      <p id={hintId} className={form.hint}>
         At least 8 characters, and not a common password: a few unrelated words work well.
       </p>
       {problem && (
-        <p id={errorId} role="alert" className={styles.error}>
+        <p id={errorId} role="alert" className={form.error}>
           {problem.message}
         </p>
       )}
-      <div className={styles.actions}>
-        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={close} disabled={changing.busy}>
+      <div className={`${form.actions} ${styles.actions}`}>
+        <button type="button" className={`${buttons.secondary} ${form.grow}`} onClick={close} disabled={changing.busy}>
           Cancel
         </button>
-        <button type="submit" className={`${buttons.primary} ${styles.grow}`} disabled={changing.busy}>
+        <button type="submit" className={`${buttons.primary} ${form.grow}`} disabled={changing.busy}>
           {changing.busy ? 'Changing...' : 'Change password'}
         </button>
       </div>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import buttons from '@/components/button.module.css';
+import form from '@/components/form.module.css';
 import { ApiError } from '@/lib/api/client';
 import { downloadExport } from '@/lib/api/export';
 import { readableBytes } from '@/lib/format';
@@ -76,7 +77,7 @@ export function DownloadData({ username }: { username: string }) {
         </p>
       )}
       {error && (
-        <p role="alert" className={styles.confirmError}>
+        <p role="alert" className={form.error}>
           {error}
         </p>
       )}

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import form from '@/components/form.module.css';
 import switches from '@/components/switch.module.css';
 import { setPrivacy } from '@/lib/api/people';
 import { useSubmit } from '@/lib/use-submit';
@@ -26,7 +27,7 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
 
   return (
     <div className={styles.privacy}>
-      <div className={styles.toggleRow}>
+      <div className={switches.toggleRow}>
         <div>
           <label htmlFor={ids.toggle} className={styles.toggleLabel}>
             Private account
@@ -54,7 +55,7 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
         </p>
       )}
       {submit.error && (
-        <p role="alert" className={styles.confirmError}>
+        <p role="alert" className={form.error}>
           {submit.error}
         </p>
       )}

@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { ShieldIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
+import rows from '@/components/rows.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import { ApiError } from '@/lib/api/client';
 import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
@@ -112,7 +113,7 @@ export function AdminPage() {
       </dl>
 
       <section aria-labelledby="reports-heading" className={styles.section}>
-        <h2 id="reports-heading" className={styles.sectionTitle}>
+        <h2 id="reports-heading" className={page.sectionTitle}>
           Open reports
         </h2>
         {reports.length === 0 ? (
@@ -151,18 +152,18 @@ export function AdminPage() {
       </section>
 
       <section aria-labelledby="suspended-heading" className={styles.section}>
-        <h2 id="suspended-heading" className={styles.sectionTitle}>
+        <h2 id="suspended-heading" className={page.sectionTitle}>
           Suspended accounts
         </h2>
         {suspended.length === 0 ? (
-          <p className={styles.none}>Nobody is suspended.</p>
+          <p className={rows.none}>Nobody is suspended.</p>
         ) : (
-          <ul className={styles.rows}>
+          <ul className={rows.rows}>
             {suspended.map((s) => (
-              <li key={s.username} className={styles.row}>
-                <div className={styles.rowText}>
+              <li key={s.username} className={rows.row}>
+                <div className={rows.rowText}>
                   <strong>{s.username}</strong>
-                  <span className={styles.meta}>
+                  <span className={rows.meta}>
                     Since {formatDate(s.created_at)}: {s.reason}
                   </span>
                 </div>
@@ -183,18 +184,18 @@ export function AdminPage() {
       <RegistrationSettings onAnswered={() => void load()} />
 
       <section aria-labelledby="operators-heading" className={styles.section}>
-        <h2 id="operators-heading" className={styles.sectionTitle}>
+        <h2 id="operators-heading" className={page.sectionTitle}>
           Operators
         </h2>
         {operators.source === 'provider_role' ? (
-          <p className={styles.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
+          <p className={rows.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
         ) : (
-          <ul className={styles.rows} aria-label="Operators">
+          <ul className={rows.rows} aria-label="Operators">
             {operators.accounts.map((o) => (
-              <li key={o.username} className={styles.row}>
-                <div className={styles.rowText}>
+              <li key={o.username} className={rows.row}>
+                <div className={rows.rowText}>
                   <strong>{o.username}</strong>
-                  <span className={styles.meta}>
+                  <span className={rows.meta}>
                     {o.grantedAs === 'first_account' ? 'The first account' : 'Named in ADMIN_USERNAMES'}, since {formatDate(o.since)}
                   </span>
                 </div>
@@ -206,7 +207,7 @@ export function AdminPage() {
 
       {operators.source === 'accounts' && (
         <section aria-labelledby="password-reset-heading" className={styles.section}>
-          <h2 id="password-reset-heading" className={styles.sectionTitle}>
+          <h2 id="password-reset-heading" className={page.sectionTitle}>
             Password reset links
           </h2>
           <PasswordReset />
@@ -214,20 +215,20 @@ export function AdminPage() {
       )}
 
       <section aria-labelledby="log-heading" className={styles.section}>
-        <h2 id="log-heading" className={styles.sectionTitle}>
+        <h2 id="log-heading" className={page.sectionTitle}>
           Log
         </h2>
         {actions.length === 0 ? (
-          <p className={styles.none}>No operator has acted yet.</p>
+          <p className={rows.none}>No operator has acted yet.</p>
         ) : (
-          <ol className={styles.rows} aria-label="Operator actions, newest first">
+          <ol className={rows.rows} aria-label="Operator actions, newest first">
             {actions.map((a) => (
               <li key={a.id} className={styles.logRow}>
-                <span className={styles.meta}>{formatDate(a.created_at)}</span>
+                <span className={rows.meta}>{formatDate(a.created_at)}</span>
                 <span>
                   <strong>{a.operator}</strong> · {ACTION_LABELS[a.action]}: {a.target}
                 </span>
-                {a.reason && <span className={styles.meta}>“{a.reason}”</span>}
+                {a.reason && <span className={rows.meta}>“{a.reason}”</span>}
               </li>
             ))}
           </ol>
@@ -287,7 +288,7 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
             <p className={styles.anon}>Posted anonymously: only operators see who wrote it. Don’t share it.</p>
           )}
           <p className={styles.text}>{r.text || <em>No caption</em>}</p>
-          <p className={styles.meta}>
+          <p className={rows.meta}>
             Posted {formatDate(r.created_at)} · {r.reporterCount} {r.reporterCount === 1 ? 'person' : 'people'} reported it, last on{' '}
             {formatDate(r.lastReportedAt)}
             {r.editedAt && ` · edited by its author ${formatDate(r.editedAt)}`}
@@ -297,7 +298,7 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
       {r.albumPhotos.length > 0 && (
         // Every photo of a reported album is part of what was reported, not only the first.
         <div className={styles.album}>
-          <p className={styles.meta}>Album of {r.albumPhotos.length + 1} photos; the first is above, the others here:</p>
+          <p className={rows.meta}>Album of {r.albumPhotos.length + 1} photos; the first is above, the others here:</p>
           <ul className={styles.albumStrip} aria-label="The album's other photos">
             {r.albumPhotos.map((p, i) => (
               <li key={i}>
@@ -314,13 +315,13 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
           <ol aria-label="Earlier versions, newest first">
             {r.history.map((v, i) => (
               <li key={i}>
-                <span className={styles.meta}>Written {formatDate(v.created_at)}</span>
+                <span className={rows.meta}>Written {formatDate(v.created_at)}</span>
                 <p className={styles.text}>{v.caption || <em>No caption</em>}</p>
                 {/* An album's version: every photo's description then, so none can be edited out of sight. */}
                 {(v.photos ?? [{ altText: v.altText }]).map(
                   (p, n, all) =>
                     p.altText && (
-                      <p key={n} className={styles.meta}>
+                      <p key={n} className={rows.meta}>
                         {all.length > 1 ? `Photo ${n + 1} of ${all.length} description` : 'Photo description'}: {p.altText}
                       </p>
                     ),

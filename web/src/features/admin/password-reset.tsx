@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
+import form from '@/components/form.module.css';
 import { makePasswordReset } from '@/lib/api/moderation';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './password-reset.module.css';
@@ -49,13 +50,13 @@ export function PasswordReset() {
         device that used the old password. A newer link replaces an unused one.
       </p>
       <form onSubmit={make} aria-label="Make a password reset link" noValidate>
-        <label htmlFor={inputId} className={styles.label}>
+        <label htmlFor={inputId} className={form.label}>
           Username
         </label>
         <div className={styles.line}>
           <input
             id={inputId}
-            className={styles.input}
+            className={`${form.input} ${styles.grow}`}
             value={username}
             onChange={(e) => setUsername(e.target.value)}
             autoComplete="off"
@@ -69,17 +70,17 @@ export function PasswordReset() {
         </div>
       </form>
       {submit.error && (
-        <p role="alert" className={styles.error}>
+        <p role="alert" className={form.error}>
           {submit.error}
         </p>
       )}
       {made && (
         <div className={styles.made} role="status">
-          <label htmlFor={linkId} className={styles.label}>
+          <label htmlFor={linkId} className={form.label}>
             Reset link for {made.username}
           </label>
           <div className={styles.line}>
-            <input id={linkId} className={`${styles.input} ${styles.link}`} value={made.url} readOnly onFocus={(e) => e.target.select()} />
+            <input id={linkId} className={`${form.input} ${styles.grow} ${styles.link}`} value={made.url} readOnly onFocus={(e) => e.target.select()} />
             <button type="button" className={buttons.secondary} onClick={copy}>
               {copied ? 'Copied' : 'Copy'}
             </button>

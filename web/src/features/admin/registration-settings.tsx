@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import { InviteLinks } from '@/components/invite-links';
-import { ErrorMessage, Loading } from '@/components/status';
+import form from '@/components/form.module.css';
+import page from '@/components/page.module.css';
+import rows from '@/components/rows.module.css';
+import { ErrorMessage, Loading, SaveStatus } from '@/components/status';
 import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
@@ -46,7 +49,7 @@ export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void }
       <ServerPage instance={instance} onSaved={setInstance} />
       <WhoMayJoin instance={instance} onSaved={setInstance} />
       <section aria-labelledby="invite-links-heading" className={admin.section}>
-        <h2 id="invite-links-heading" className={admin.sectionTitle}>
+        <h2 id="invite-links-heading" className={page.sectionTitle}>
           Invite links
         </h2>
         <InviteLinks />
@@ -76,44 +79,44 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Server page
       </h2>
       {/* The version a self-hoster runs, to match against CHANGELOG.md before and after an upgrade. */}
-      <p className={styles.hint} data-testid="app-version">
+      <p className={form.hint} data-testid="app-version">
         Shower Beer {instance.version}
       </p>
-      <form className={styles.card} onSubmit={save}>
-        <label className={styles.label} htmlFor={`${id}-name`}>
+      <form className={form.card} onSubmit={save}>
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-name`}>
           Name
         </label>
-        <input id={`${id}-name`} className={styles.input} value={name} maxLength={60} required onChange={(e) => setName(e.target.value)} />
-        <label className={styles.label} htmlFor={`${id}-description`}>
+        <input id={`${id}-name`} className={form.input} value={name} maxLength={60} required onChange={(e) => setName(e.target.value)} />
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-description`}>
           Short description
         </label>
         <textarea
           id={`${id}-description`}
-          className={styles.input}
+          className={form.input}
           rows={2}
           maxLength={500}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
         />
-        <label className={styles.label} htmlFor={`${id}-rules`}>
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-rules`}>
           Rules
         </label>
         <textarea
           id={`${id}-rules`}
-          className={styles.input}
+          className={form.input}
           rows={5}
           value={rules}
           aria-describedby={`${id}-rules-hint`}
           onChange={(e) => setRules(e.target.value)}
         />
-        <p id={`${id}-rules-hint`} className={styles.hint}>
+        <p id={`${id}-rules-hint`} className={form.hint}>
           One rule a line, at most 20 rules of 300 characters. Shown on the landing page and at sign-up.
         </p>
-        <Status status={status} />
+        <SaveStatus status={status} />
         <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save server page
         </button>
@@ -139,18 +142,18 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Who may join
       </h2>
-      <form className={styles.card} onSubmit={save}>
+      <form className={form.card} onSubmit={save}>
         <fieldset className={styles.fieldset}>
-          <legend className={styles.label}>Registration</legend>
+          <legend className={`${form.label} ${form.field}`}>Registration</legend>
           {MODES.map((m) => (
             <label key={m.value} className={styles.choice}>
               <input type="radio" name={`${id}-mode`} value={m.value} checked={mode === m.value} onChange={() => setMode(m.value)} />
               <span>
                 <strong>{m.label}</strong>
-                <span className={styles.hint}>{m.hint}</span>
+                <span className={form.hint}>{m.hint}</span>
               </span>
             </label>
           ))}
@@ -159,13 +162,13 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
           <input type="checkbox" checked={membersCanInvite} onChange={(e) => setMembersCanInvite(e.target.checked)} />
           <span>
             <strong>Members can invite</strong>
-            <span className={styles.hint}>
+            <span className={form.hint}>
               Everyone on the server can make invite links, not only operators. Turning it off withdraws the open links members made;
               turning it on again does not bring them back.
             </span>
           </span>
         </label>
-        <Status status={status} />
+        <SaveStatus status={status} />
         <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save registration
         </button>
@@ -201,23 +204,19 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Waiting for approval
       </h2>
-      {error && (
-        <p className={styles.error} role="alert">
-          {error}
-        </p>
-      )}
+      <SaveStatus status={error === null ? null : { error: true, text: error }} />
       {requests === null ? null : requests.length === 0 ? (
-        <p className={admin.none}>Nobody is waiting.</p>
+        <p className={rows.none}>Nobody is waiting.</p>
       ) : (
-        <ul className={admin.rows} aria-label="Accounts waiting for approval">
+        <ul className={rows.rows} aria-label="Accounts waiting for approval">
           {requests.map((r) => (
-            <li key={r.username} className={`${admin.row} ${styles.request}`}>
-              <div className={admin.rowText}>
+            <li key={r.username} className={`${rows.row} ${styles.request}`}>
+              <div className={rows.rowText}>
                 <strong>{r.username}</strong>
-                <span className={admin.meta}>Asked {formatDate(r.created_at)}</span>
+                <span className={rows.meta}>Asked {formatDate(r.created_at)}</span>
                 <span>{r.reason ? `“${r.reason}”` : 'No reason given.'}</span>
               </div>
               <div className={styles.buttons}>
@@ -245,14 +244,5 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
         </ul>
       )}
     </section>
-  );
-}
-
-function Status({ status }: { status: { error: boolean; text: string } | null }) {
-  if (!status) return null;
-  return (
-    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
-      {status.text}
-    </p>
   );
 }

@@ -458,7 +458,7 @@ export function CreatePostPage() {
           </div>
         )}
 
-        <div className={styles.toggleRow}>
+        <div className={switches.toggleRow}>
           <div>
             <label htmlFor={ids.anon} className={styles.label}>
               Post Anonymously

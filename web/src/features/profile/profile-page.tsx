@@ -164,7 +164,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
       </section>
 
       <section aria-labelledby="posts-heading">
-        <h2 id="posts-heading" className={styles.sectionTitle}>
+        <h2 id="posts-heading" className={page.sectionTitle}>
           POSTS
         </h2>
         {summary.isBlocked ? (
