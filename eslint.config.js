@@ -1,7 +1,7 @@
 // `npm run lint`: ESLint's and typescript-eslint's recommended rules everywhere, the rules of hooks
 // in the web app, and import rules that hold the layers in place (docs/architecture.md):
 //
-//   server: config, errors, lru  ←  storage, images, auth  ←  db  ←  domain  ←  feeds, media, idp
+//   server: contract  ←  config, errors, lru  ←  storage, images, auth  ←  db  ←  domain  ←  feeds, media, idp
 //           ←  routes  ←  plugins  ←  app.ts / server.ts
 //   web:    lib  ←  components  ←  features/<one feature>  ←  app  ←  main.tsx
 //
@@ -22,7 +22,9 @@ const web = (dir) => `./web/src/${dir}`;
 const forbid = (target, from, message) => ({ target, from, message });
 
 const serverZones = [
-  forbid([server('config.ts'), server('errors.ts'), server('lru.ts'), server('compression.ts')], [server('*/**')], 'config, errors, lru and compression are the bottom layer: they import nothing of ours.'),
+  // The API contract (the answers' schemas the web app takes as types) imports nothing of ours.
+  { ...forbid(server('contract'), server(''), 'contract/ is what the web app may read: it imports nothing of ours.'), except: ['./contract'] },
+  { ...forbid([server('config.ts'), server('errors.ts'), server('lru.ts'), server('compression.ts')], server(''), 'config, errors, lru and compression are the bottom layer: they import nothing of ours but the contract.'), except: ['./contract'] },
   forbid([server('storage'), server('images'), server('auth')], [server('db'), server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'storage, images and auth sit below the database.'),
   forbid(server('db'), [server('domain'), server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'db/ is the bottom of the data layers: it imports no domain, feed, media, route or plugin code.'),
   forbid(server('domain'), [server('feeds'), server('media'), server('idp'), server('routes'), server('plugins')], 'domain/ holds the rules and SQL of each thing; it does not reach up into feeds, media, routes or plugins.'),
@@ -79,10 +81,11 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
       'import/no-restricted-paths': ['error', { zones: webZones }],
-      // The server's API shapes are shared as types only (web/tsconfig.json's @server/api-shapes).
+      // The server's API contract is shared as types only (web/tsconfig.json's @server/contract/*,
+      // @server/api-shapes and @server/prerender); nothing of the server is bundled.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@server/*', '**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server.' }] },
+        { patterns: [{ group: ['@server/*', '@server/**', '**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract).' }] },
       ],
     },
   },

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { ConfigError, loadConfig, type Config } from '../server/src/config.js';
+import { ConfigError, loadConfig, type Config } from '../server/src/kernel/config.js';
 
 export const DB_FILE = 'shower-beer.db';
 

@@ -1,7 +1,7 @@
 // `npm run bench:migrations -- [--from REF] [--tree DIR] [--data-dir DIR] [--scale reference|small] [--reseed]`
 //
 // How long each of today's migrations holds the server at start (migrations run before it
-// listens: server/src/db/client.ts), and how much memory it takes, on the reference data set:
+// listens: server/src/kernel/db/client.ts), and how much memory it takes, on the reference data set:
 //   1. the oldest release (default 5b8735c, 0.1.0) seeds the set with its own seed script, in its
 //      own worktree (scripts/release-tree.ts), kept as seeded.db and reused by the next run;
 //   2. a copy of it is migrated with today's migrations one at a time, each in a fresh process
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { readJournal } from '../server/src/db/client.js';
+import { readJournal } from '../server/src/kernel/db/client.js';
 import { releaseTree, repo, run } from './release-tree.js';
 
 const { values } = parseArgs({

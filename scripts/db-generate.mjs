@@ -1,4 +1,4 @@
-// Generates a SQL migration from server/src/db/schema.ts into migrations/.
+// Generates a SQL migration from server/src/kernel/db/schema.ts into migrations/.
 // drizzle-orm lives in server/node_modules (its optional peers keep npm from
 // hoisting it), while drizzle-kit is hoisted to the root and imports
 // drizzle-orm from there: link it for the run, then remove the link.

@@ -2,7 +2,7 @@
 // http://localhost:3000), runs `npm run build -w web` and asks for the app's pages all through it
 // (again until at least 200 requests were made while one ran), then says how many answered what. Any 5xx
 // fails it: while dist/ is emptied and rewritten, pages must keep answering with the last good
-// build (server/src/plugins/web.ts).
+// build (server/src/web/plugin.ts).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { ConfigError, loadConfig, type Config } from '../server/src/config.js';
+import { ConfigError, loadConfig, type Config } from '../server/src/kernel/config.js';
 import { DB_FILE, tableCounts, type BackupManifest } from './backup.js';
 
 function copyTree(from: string, to: string) {

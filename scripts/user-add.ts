@@ -4,9 +4,9 @@
  * Same rules and hashing as the sign-up page. DATA_DIR (and the rest of the
  * configuration) is read from the environment like the server does.
  */
-import { ConfigError, loadConfig } from '../server/src/config.js';
-import { openDatabase } from '../server/src/db/client.js';
-import { createUsersRepository } from '../server/src/domain/users-repository.js';
+import { ConfigError, loadConfig } from '../server/src/kernel/config.js';
+import { openDatabase } from '../server/src/kernel/db/client.js';
+import { createUsersRepository } from '../server/src/people/users-repository.js';
 import { createAccountsService } from '../server/src/idp/accounts-service.js';
 
 const USAGE = 'Usage: npm run user:add -- <username> <email> <password>';

@@ -6,10 +6,10 @@
  * configuration) from the environment like the server does; safe while the
  * server runs (one transaction; the server's caches follow the database).
  */
-import { ConfigError, loadConfig } from '../server/src/config.js';
-import { openDatabase } from '../server/src/db/client.js';
-import { createAccountRemovalService } from '../server/src/domain/account-removal-service.js';
-import { createStorage } from '../server/src/storage/index.js';
+import { ConfigError, loadConfig } from '../server/src/kernel/config.js';
+import { openDatabase } from '../server/src/kernel/db/client.js';
+import { createAccountRemovalService } from '../server/src/people/account-removal-service.js';
+import { createStorage } from '../server/src/kernel/storage/index.js';
 
 const USAGE = 'Usage: npm run user:remove -- <username>';
 

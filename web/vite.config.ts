@@ -53,10 +53,10 @@ const cssOptions = { modules: { localsConvention: 'camelCaseOnly' as const } };
  * on its own into one small script put in its place: the early requests (src/early-requests.ts)
  * right after <title>, so they are sent while the app's JavaScript is still on its way (before
  * the stylesheets: an inline script waits for the stylesheets above it to load; the server puts
- * the run-time config it reads just before it, server/src/plugins/web-pages.ts), and the check that drops a
+ * the run-time config it reads just before it, server/src/web/web-pages.ts), and the check that drops a
  * stale prerendered screen (src/prerender/drop-stale.ts) right after #root. Inline, they run
  * without a request of their own; the server allows them in its Content-Security-Policy by their
- * hashes (server/src/plugins/web-pages.ts), never by 'unsafe-inline'. In development they stay empty:
+ * hashes (server/src/web/web-pages.ts), never by 'unsafe-inline'. In development they stay empty:
  * there the app asks for everything itself, as it does without them, and nothing is prerendered.
  */
 function inlineScripts(): Plugin {
@@ -95,7 +95,7 @@ function inlineScripts(): Plugin {
 /**
  * What the server and the service worker need of the screen table (src/app/screens.ts), so
  * neither spells it again: dist/.vite/screens.json for the server (each screen's address
- * patterns and module, for the page's chunk hints, and which are prerendered: server/src/plugins/web-pages.ts),
+ * patterns and module, for the page's chunk hints, and which are prerendered: server/src/web/web-pages.ts),
  * and sw.js's APP_PAGE, the addresses the app's page answers. Under a dot directory: the server
  * does not serve it.
  */
@@ -134,9 +134,9 @@ function screenTable(): Plugin {
  * file with React and the app's screens in it, so the server runs it without this workspace's
  * node_modules (the production image has only the server's). The server renders the screens
  * with its run-time config when it loads this build and puts each in index.html's #root
- * (server/src/plugins/prerender.ts): the page shows them before the app's JavaScript is here.
+ * (server/src/web/prerender.ts): the page shows them before the app's JavaScript is here.
  * The same plugins, aliases and CSS-module names as the app's build, so the markup is the app's.
- * Under a dot directory: the server does not serve those (plugins/web.ts).
+ * Under a dot directory: the server does not serve those (web/plugin.ts).
  */
 function prerenderBundle(): Plugin {
   let root = '';
@@ -177,12 +177,12 @@ function prerenderBundle(): Plugin {
   };
 }
 
-/** Text files worth compressing (not index.html: the server makes its pages from it and compresses each itself, server/src/plugins/web-pages.ts). */
+/** Text files worth compressing (not index.html: the server makes its pages from it and compresses each itself, server/src/web/web-pages.ts). */
 const COMPRESSIBLE = /\.(js|css|svg|webmanifest)$/;
 
 /**
  * Brotli and gzip copies of the build's text files, next to them (x.js.br, x.js.gz), which the
- * server sends to browsers that accept them (@fastify/static's preCompressed, server/src/plugins/web.ts):
+ * server sends to browsers that accept them (@fastify/static's preCompressed, server/src/web/plugin.ts):
  * the first screen's JavaScript is 337 KB as written, about 95 KB as Brotli. Made once here at the
  * highest settings, not per request. Runs after serviceWorkerVersion, so sw.js is compressed as stamped.
  */
@@ -215,7 +215,7 @@ export default defineConfig({
   plugins: [react(), inlineScripts(), screenTable(), prerenderBundle(), serviceWorkerVersion(), precompress()],
   resolve: resolveOptions,
   css: cssOptions,
-  // The manifest (dist/.vite/manifest.json) tells the server each screen's chunks (server/src/plugins/web-pages.ts).
+  // The manifest (dist/.vite/manifest.json) tells the server each screen's chunks (server/src/web/web-pages.ts).
   build: {
     target: 'es2022',
     sourcemap: false,

@@ -118,9 +118,9 @@ console.log(JSON.stringify(readSeedInfo(dir)));
 
 // A token for the data set's reader, made by that tree's own provider code and signing key.
 const TOKEN = `
-import { issueAccessToken } from '@TREE@/server/src/auth/issue.ts';
-import { loadOrCreateSigningKey } from '@TREE@/server/src/auth/keys.ts';
-import { loadConfig } from '@TREE@/server/src/config.ts';
+import { issueAccessToken } from '@TREE@/server/src/kernel/auth/issue.ts';
+import { loadOrCreateSigningKey } from '@TREE@/server/src/kernel/auth/keys.ts';
+import { loadConfig } from '@TREE@/server/src/kernel/config.ts';
 const env = JSON.parse(process.env.SERVER_ENV!);
 const reader = JSON.parse(process.env.READER!);
 const config = loadConfig(env);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { createReadTasks } from '../../server/src/feeds/read-tasks.js';
-import { limitBy } from '../../server/src/db/rows.js';
-import { createPostsRepository } from '../../server/src/domain/posts-repository.js';
+import { limitBy } from '../../server/src/kernel/db/rows.js';
+import { createPostsRepository } from '../../server/src/posts/posts-repository.js';
 
 // The database floor: a feed page's SQL run directly on better-sqlite3, no HTTP.
 // These reference statements are the plan measured fastest (keyset on

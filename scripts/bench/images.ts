@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
-import { displayKey, thumbKey } from '../../server/src/storage/media-keys.js';
+import { displayKey, thumbKey } from '../../server/src/kernel/storage/media-keys.js';
 import type { Rng } from './random.js';
 
 export interface SharedMedia {

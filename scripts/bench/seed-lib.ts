@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { findAppRoot } from '../../server/src/config.js';
-import { openDatabase } from '../../server/src/db/client.js';
-import { recountAllUnread } from '../../server/src/domain/notifications-repository.js';
-import { createSuspensionSteps } from '../../server/src/domain/suspension.js';
+import { findAppRoot } from '../../server/src/kernel/config.js';
+import { openDatabase } from '../../server/src/kernel/db/client.js';
+import { recountAllUnread } from '../../server/src/social/notifications-repository.js';
+import { createSuspensionSteps } from '../../server/src/kernel/suspension.js';
 import { writeSharedMedia, type SharedMedia } from './images.js';
 import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
 import { ADJECTIVES, COMMENTS, NOUNS, caption } from './words.js';
@@ -564,7 +564,7 @@ const KEPT_FAMOUS = 200;
  * are built, through the server's own rules: a block removes a follow either way
  * with its counters (as blocks-repository.ts), a suspension hides posts and
  * comments and takes the account's likes, comments and follows out of every
- * counter (domain/suspension.ts).
+ * counter (kernel/suspension.ts).
  */
 function insertModeration(db: Database.Database, c: Community, span: TimeSpan, rng: Rng) {
   const kept = new Set<number>([READER]);
@@ -754,7 +754,7 @@ export function verifySeed(dbFile: string): string[] {
     const row = db.prepare<[], { n: number }>(sql).get();
     if (row && row.n !== 0) problems.push(`${what}: ${row.n}`);
   };
-  // A suspended account's likes, comments and follows count for nobody (domain/suspension.ts).
+  // A suspended account's likes, comments and follows count for nobody (kernel/suspension.ts).
   const active = (column: string) => `(SELECT suspended_at FROM users WHERE id = ${column}) IS NULL`;
   try {
     check(

@@ -1,6 +1,6 @@
 // `npx tsx scripts/bench/write-pairs.ts <tree> <data-dir> [cycles] [pairs]`
 // Like + unlike and follow + unfollow pairs straight through a tree's own repositories
-// (server/src/domain/likes-repository.ts, follows-repository.ts) on a seeded DATA_DIR,
+// (server/src/social/likes-repository.ts, follows-repository.ts) on a seeded DATA_DIR,
 // without HTTP: the database's share of the bench's write rows, with less noise than
 // autocannon, for comparing two commits (each a `git worktree` with its own seeded set,
 // run one after the other, a few times over). Prints the CPU µs per pair of each cycle.
@@ -25,10 +25,10 @@ const pairs = Number(pairsArg);
 
 async function open(): Promise<{ repos: Repos; username: (id: number) => string | undefined }> {
   const load = (file: string) => import(pathToFileURL(join(tree, 'server/src', file)).href);
-  const { openDatabase } = await load('db/client.ts');
-  const { createPostsRepository } = await load('domain/posts-repository.ts');
-  const { createLikesRepository } = await load('domain/likes-repository.ts');
-  const { createFollowsRepository } = await load('domain/follows-repository.ts');
+  const { openDatabase } = await load('kernel/db/client.ts');
+  const { createPostsRepository } = await load('posts/posts-repository.ts');
+  const { createLikesRepository } = await load('social/likes-repository.ts');
+  const { createFollowsRepository } = await load('social/follows-repository.ts');
   const { sqlite } = openDatabase(join(resolve(dirArg!), 'shower-beer.db'), join(tree, 'migrations'));
   const likes = createLikesRepository(sqlite, createPostsRepository(sqlite));
   const follows = createFollowsRepository(sqlite);

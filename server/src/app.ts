@@ -1,19 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Config } from './config.js';
-import type { DatabaseHandle } from './db/client.js';
-import { errorHandler } from './errors.js';
-import authPlugin from './plugins/auth.js';
-import dbPlugin from './plugins/db.js';
-import openapiPlugin from './plugins/openapi.js';
+import type { Config } from './kernel/config.js';
+import type { DatabaseHandle } from './kernel/db/client.js';
+import { errorHandler } from './kernel/errors.js';
+import authPlugin from './people/auth-plugin.js';
+import dbPlugin from './kernel/plugin.js';
+import openapiPlugin from './kernel/openapi.js';
 import repositoriesPlugin from './plugins/repositories.js';
-import securityPlugin from './plugins/security.js';
-import webPlugin from './plugins/web.js';
-import idpPlugin from './idp/index.js';
-import mediaPlugin from './media/index.js';
-import apiRoutes from './routes/api.js';
-import healthRoutes from './routes/health.js';
-import publicConfigRoute from './routes/public-config.js';
-import instanceRoutes from './routes/instance.js';
+import securityPlugin from './kernel/security.js';
+import webPlugin from './web/plugin.js';
+import idpPlugin from './idp/plugin.js';
+import mediaPlugin from './media/plugin.js';
+import apiRoutes from './api.js';
+import healthRoutes from './kernel/health-routes.js';
+import publicConfigRoute from './web/public-config.js';
+import instanceRoutes from './registration/instance-routes.js';
 
 export interface AppOptions {
   config: Config;

@@ -1,6 +1,6 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './kernel/config.js';
 
 /**
  * Drops query strings that carry capabilities from logged URLs: upload signatures, tokens, and

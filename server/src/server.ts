@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import app from './app.js';
-import { discoverAuthEndpoints } from './auth/discovery.js';
-import { ConfigError, loadConfig } from './config.js';
-import { NewerDatabaseError } from './db/client.js';
+import { discoverAuthEndpoints } from './kernel/auth/discovery.js';
+import { ConfigError, loadConfig } from './kernel/config.js';
+import { NewerDatabaseError } from './kernel/db/client.js';
 import { fastifyOptions } from './fastify-options.js';
 
 async function main() {

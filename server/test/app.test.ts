@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RESOURCE_CSP } from '../src/plugins/security.js';
+import { RESOURCE_CSP } from '../src/kernel/security.js';
 import { bareWebBuild, buildTestApp } from './helpers.js';
 
 t.test('health and readiness answer', async (t) => {

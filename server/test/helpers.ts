@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import app from '../src/app.js';
-import { discoverAuthEndpoints } from '../src/auth/discovery.js';
-import { issueAccessToken } from '../src/auth/issue.js';
-import { findAppRoot, loadConfig, type Config } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { discoverAuthEndpoints } from '../src/kernel/auth/discovery.js';
+import { issueAccessToken } from '../src/kernel/auth/issue.js';
+import { findAppRoot, loadConfig, type Config } from '../src/kernel/config.js';
+import { openDatabase } from '../src/kernel/db/client.js';
 import { fastifyOptions } from '../src/fastify-options.js';
 
 /** The subset of tap's Test we use, so helpers need no tap types. */
@@ -30,7 +30,7 @@ export interface TestUser {
   sub?: string;
   username: string;
   email?: string;
-  /** The token carries the operator realm role, as Keycloak's would (auth/operators.ts). */
+  /** The token carries the operator realm role, as Keycloak's would (kernel/auth/operators.ts). */
   operator?: boolean;
 }
 
@@ -101,7 +101,7 @@ export function freshDatabase(t: Teardown, prefix = 'shower-beer-db-') {
 
 /**
  * A WEB_DIST_DIR with a bare index.html, sw.js and an SVG: enough for the server to serve the app's
- * pages (plugins/web.ts), for tests of what a page gets that other answers do not.
+ * pages (web/plugin.ts), for tests of what a page gets that other answers do not.
  */
 export function bareWebBuild(t: Teardown): string {
   const dist = mkdtempSync(join(tmpdir(), 'shower-beer-web-'));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LruMap } from '../src/lru.js';
+import { LruMap } from '../src/kernel/lru.js';
 
 t.test('an LruMap keeps the most recently used entries up to its size', async (t) => {
   const lru = new LruMap<string, number>(2);

@@ -68,7 +68,7 @@ test.describe('the first screen', () => {
 
 // The server puts the first render of the screens that need no data (`prerender` in
 // web/src/app/screens.ts: the landing page, Create post, Search) in index.html
-// (server/src/plugins/web-pages.ts): it shows before the app's code has arrived, and the app's
+// (server/src/web/web-pages.ts): it shows before the app's code has arrived, and the app's
 // first render takes its place. The service worker could answer the
 // app's files from its cache, past page.route: blocked here.
 test.describe('the page before the app’s code', () => {

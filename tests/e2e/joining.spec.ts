@@ -93,7 +93,7 @@ async function signedIn(page: Page, user: Credentials, make = false): Promise<vo
 
 /**
  * Opens `path` until the page shows `what`. The server makes its pages again after the operator
- * saves the server's page or mode (server/src/plugins/web.ts, instance.onChange), in the
+ * saves the server's page or mode (server/src/web/plugin.ts, instance.onChange), in the
  * background: until that is done the previous pages answer, for longer on a slow runner.
  */
 async function openWhenShown(page: Page, path: string, what: string): Promise<void> {

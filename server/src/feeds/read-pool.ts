@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import type { PostsRepository } from '../domain/posts-repository.js';
+import type { PostsRepository } from '../posts/posts-repository.js';
 import { createReadTasks, type ReadCall, type ReadReply, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
 
 /** Runs feed reads and gives their JSON text: ASCII bytes from a worker, or the text when run inline. */

@@ -1,6 +1,6 @@
-import type { Keyset } from '../domain/paging.js';
-import { createPageWriter } from '../domain/page-json.js';
-import type { PostsRepository } from '../domain/posts-repository.js';
+import type { Keyset } from '../kernel/paging.js';
+import { createPageWriter } from '../posts/page-json.js';
+import type { PostsRepository } from '../posts/posts-repository.js';
 
 /** The reads that may run off the request thread, and what each one needs. */
 export interface ReadTaskArgs {
@@ -18,12 +18,12 @@ export interface ReadCall {
 }
 export type ReadReply = { id: number; body: Uint8Array } | { id: number; error: string };
 
-/** Each task gives its page as JSON text in ASCII only (domain/page-json.ts). */
+/** Each task gives its page as JSON text in ASCII only (posts/page-json.ts). */
 export type ReadTasks = { [K in ReadTask]: (args: ReadTaskArgs[K]) => string };
 
 /**
  * Feed pages from query to JSON text on one connection's repository: the SQL, then
- * the Posts schema's JSON written by the page writer (domain/page-json.ts; anonymity by the
+ * the Posts schema's JSON written by the page writer (posts/page-json.ts; anonymity by the
  * rules of views.ts). Runs the same in a read worker and inline on the
  * request thread.
  */

@@ -1,8 +1,8 @@
 // A read worker: its own connection to the WAL database, read-only, answering
 // feed pages as JSON text for the request thread (see read-pool.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { createPostsRepository } from '../domain/posts-repository.js';
-import { openReader } from '../db/client.js';
+import { createPostsRepository } from '../posts/posts-repository.js';
+import { openReader } from '../kernel/db/client.js';
 import { createReadTasks, type ReadCall, type ReadReply } from './read-tasks.js';
 
 
@@ -22,7 +22,7 @@ port.on('message', (message: ReadCall[] | 'close') => {
   const moved: ArrayBuffer[] = [];
   for (const call of message) {
     try {
-      // The page is ASCII only (domain/page-json.ts), so its UTF-8 bytes are its Latin-1 bytes:
+      // The page is ASCII only (posts/page-json.ts), so its UTF-8 bytes are its Latin-1 bytes:
       // one copy per character (a quarter of what TextEncoder spent, ~13 µs less a reference
       // page; docs/performance.md). In a buffer of its own (not the pool's), moved, not copied,
       // to the request thread, which writes it to the socket as it is.

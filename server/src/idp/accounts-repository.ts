@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { IdpAccount } from '../db/schema.js';
-import { confusableSkeleton } from '../domain/text.js';
+import type { IdpAccount } from '../kernel/db/schema.js';
+import { confusableSkeleton } from '../kernel/text.js';
 
 /** SQL for the embedded provider's accounts (table idp_accounts). */
 export function createAccountsRepository(sqlite: Database.Database) {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { IdpAccount } from '../db/schema.js';
+import type { IdpAccount } from '../kernel/db/schema.js';
 import { createAccountsRepository, type AccountsRepository } from './accounts-repository.js';
 import { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
-import { hasHiddenCharacters } from '../domain/text.js';
+import { hasHiddenCharacters } from '../kernel/text.js';
 import { weakPasswordReason } from './password-strength.js';
 import { DEFAULT_PARAMS, dummyHash, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { TokenError, usernameFromClaims, type TokenClaims } from '../auth/verify.js';
-import { bearerToken } from '../auth/bearer.js';
-import { markPrivate } from '../auth/private-answers.js';
-import { ErrorBody, unauthorized } from '../errors.js';
+import { TokenError, usernameFromClaims, type TokenClaims } from '../kernel/auth/verify.js';
+import { bearerToken } from '../kernel/auth/bearer.js';
+import { markPrivate } from '../kernel/auth/private-answers.js';
+import { ErrorBody, unauthorized } from '../kernel/errors.js';
 import type { AccountsService } from './accounts-service.js';
 import { DEFAULT_SCOPE } from './oauth-params.js';
 

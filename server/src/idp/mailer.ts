@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { Config } from '../config.js';
+import type { Config } from '../kernel/config.js';
 
 export interface MailMessage {
   to: string;

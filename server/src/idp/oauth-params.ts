@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../kernel/config.js';
 import type { AuthorizeParams } from './pages.js';
 
 const SCOPES = new Set(['openid', 'email', 'profile']);

@@ -1,8 +1,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
-import { issueAccessToken } from '../auth/issue.js';
-import { errorHandler, HttpError } from '../errors.js';
-import type { JoinRequest } from '../domain/registration-service.js';
+import { issueAccessToken } from '../kernel/auth/issue.js';
+import { errorHandler, HttpError } from '../kernel/errors.js';
+import type { JoinRequest } from '../registration/registration-service.js';
 import type { Account, AccountsService } from './accounts-service.js';
 import { MESSAGES } from './accounts-service.js';
 import { createSignUpGuard } from './signup-guard.js';
@@ -66,7 +66,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
   /**
    * Signs the account in: an access token in the redirect URI's fragment. Its first sign-in makes
-   * its users row, so the registration mode decides here (domain/registration-service.ts): a
+   * its users row, so the registration mode decides here (registration/registration-service.ts): a
    * refusal is shown on the page and nothing is written.
    */
   const finish = async (
@@ -100,7 +100,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (user.joinState === 'rejected') return html(reply, 403, page(fastify.registration.rejectedMessage), csrfToken);
     // A pending account is signed in: the app shows it "Your account is waiting for an operator".
     if (user.suspendedAt !== null && user.joinState === null) return html(reply, 403, page(MESSAGES.suspended), csrfToken);
-    // The grant is recorded on the account the first time it is an operator (domain/operators-repository.ts);
+    // The grant is recorded on the account the first time it is an operator (moderation/operators-repository.ts);
     // the token's role only mirrors it, for clients that read it.
     const operator = fastify.operators.isOperator(user.id);
     // Right after a password change (the same second), a new token would look as old as the cutoff.

@@ -1,4 +1,4 @@
-import { cleanText } from '../domain/text.js';
+import { cleanText } from '../kernel/text.js';
 import type { FieldErrors } from './accounts-service.js';
 import { IDP_CSS_VERSION } from './styles.js';
 
@@ -96,7 +96,7 @@ interface FieldOptions {
 
 /**
  * What a one-line field shows back after a refused submit: cleaned as the API cleans text
- * (domain/text.ts: no control, direction or invisible characters, NFC), and on one line.
+ * (kernel/text.ts: no control, direction or invisible characters, NFC), and on one line.
  * A name typed with U+202E comes back without it, so the page never shows it reversed.
  */
 export const echoValue = (value: string) => cleanText(value).replace(/[\n\t\u200C\u200D]/g, '');
@@ -143,7 +143,7 @@ export interface SignUpPageOptions {
   email?: string;
   errors?: FieldErrors;
   error?: string;
-  /** Who may join (domain/instance-repository.ts): the fields and rules the page shows follow it. */
+  /** Who may join (registration/instance-repository.ts): the fields and rules the page shows follow it. */
   join?: { mode: 'open' | 'approval' | 'invite'; rules: string[]; serverName: string; reason?: string };
 }
 
@@ -194,7 +194,7 @@ ${joinFields(o)}
 }
 
 /**
- * A page as this server names itself: the operator page's name (server/src/domain/instance-repository.ts)
+ * A page as this server names itself: the operator page's name (server/src/registration/instance-repository.ts)
  * in the header and the tab's title, in place of the product's.
  */
 export function withServerName(page: string, name: string): string {

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import { limitBy } from '../db/rows.js';
-import { createLiveUserCheck } from '../domain/live-user.js';
-import { createCounters } from '../domain/counters.js';
-import { prepareVisiblePost } from '../domain/posts-repository.js';
+import { limitBy } from '../kernel/db/rows.js';
+import { createLiveUserCheck } from '../kernel/live-user.js';
+import { createCounters } from '../kernel/counters.js';
+import { prepareVisiblePost } from '../posts/posts-repository.js';
 
 export type UploadStatus = 'pending' | 'uploaded' | 'used';
 
@@ -117,7 +117,7 @@ export function createMediaRepository(sqlite: Database.Database) {
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
   const visiblePost = prepareVisiblePost(sqlite);
-  // users.post_count and the rest, and the author's bell (domain/counters.ts).
+  // users.post_count and the rest, and the author's bell (kernel/counters.ts).
   const counters = createCounters(sqlite);
   const clearPictureStmt = sqlite.prepare<[number, string]>(
     'UPDATE users SET profile_picture_key = NULL WHERE id = ? AND profile_picture_key = ?',
@@ -175,7 +175,7 @@ export function createMediaRepository(sqlite: Database.Database) {
     return claimStmt.run(key, userId).changes === 1;
   });
   type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };
-  /** `userId` null: an operator's removal, with `record` run in the same transaction (domain/moderation-repository.ts). */
+  /** `userId` null: an operator's removal, with `record` run in the same transaction (moderation/moderation-repository.ts). */
   const deletePost = sqlite.transaction((postId: number, userId: number | null, record?: (post: DeletedPost) => void): DeleteResult => {
     if (userId !== null) live.assert(userId);
     const post = postForDelete.get(postId);
@@ -204,7 +204,7 @@ export function createMediaRepository(sqlite: Database.Database) {
   });
 
   return {
-    /** Throws 401 or 403 (domain/live-user.ts) unless the user is live and not suspended. */
+    /** Throws 401 or 403 (kernel/live-user.ts) unless the user is live and not suspended. */
     insertUpload(key: string, userId: number, contentType: string, isProfilePicture: boolean, now: number, expiresAt: number) {
       insertUpload.immediate(key, userId, contentType, isProfilePicture, now, expiresAt);
     },

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.js';
-import { cleanAltText, cleanCaption } from '../domain/post-text.js';
-import { accountGone } from '../domain/live-user.js';
-import type { AuthUser } from '../domain/users-repository.js';
+import type { Config } from '../kernel/config.js';
+import { cleanAltText, cleanCaption } from '../posts/post-text.js';
+import { accountGone } from '../kernel/live-user.js';
+import type { AuthUser } from '../people/users-repository.js';
 import {
   badRequest,
   conflict,
@@ -13,21 +13,21 @@ import {
   notFound,
   payloadTooLarge,
   unsupportedMediaType,
-} from '../errors.js';
-import type { Limiter } from '../images/limiter.js';
-import { processImage } from '../images/pipeline.js';
-import { isLocalStorage } from '../storage/local.js';
-import type { Storage } from '../storage/storage.js';
+} from '../kernel/errors.js';
+import type { Limiter } from './images/limiter.js';
+import { processImage } from './images/pipeline.js';
+import { isLocalStorage } from '../kernel/storage/local.js';
+import type { Storage } from '../kernel/storage/storage.js';
 import type { DeletedPost, MediaRepository, NewPhoto, UploadRow } from './media-repository.js';
-import { createPageWriter } from '../domain/page-json.js';
-import { ALBUM_MAX_PHOTOS } from '../domain/limits.js';
-import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../storage/media-keys.js';
+import { createPageWriter } from '../posts/page-json.js';
+import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
+import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 
 /** image/jpeg, image/svg+xml, image/vnd.microsoft.icon…; the content is checked for real later. */
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
 export const UPLOAD_KEY = /^uploads\/(\d{1,15})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-/** What create-post takes (media/routes.ts): one photo by `s3Key`, or an album by `photos`. */
+/** What create-post takes (media/media-routes.ts): one photo by `s3Key`, or an album by `photos`. */
 export interface CreatePostBody {
   s3Key?: string;
   photos?: { s3Key: string; altText?: string }[];
@@ -61,7 +61,7 @@ function photosOf(body: CreatePostBody, isProfilePicture: boolean): { s3Key: str
   return body.photos;
 }
 
-/** The new post as JSON text of the Post schema, written by the Post writer (domain/page-json.ts). */
+/** The new post as JSON text of the Post schema, written by the Post writer (posts/page-json.ts). */
 export interface CreatedPost {
   json: string;
 }
@@ -378,7 +378,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       const [first, ...more] = photos.map(({ storedBytes: _bytes, ...photo }) => photo) as [NewPhoto, ...NewPhoto[]];
       const urls = mediaUrls(first.mediaKey);
       if (isProfilePicture) return { profilePictureUrl: urls.thumbnailUrl };
-      // The same Post every feed gives its author, by the same writer (domain/page-json.ts).
+      // The same Post every feed gives its author, by the same writer (posts/page-json.ts).
       const pictureKey = isAnonymous ? null : repo.profilePictureKey(user.id);
       return {
         json: writer.post(

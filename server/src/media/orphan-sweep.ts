@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../kernel/storage/storage.js';
 import type { MediaRepository } from './media-repository.js';
 
 export interface SweepDeps {

@@ -1,13 +1,13 @@
 import fp from 'fastify-plugin';
-import { createBlocksRepository, type BlocksRepository } from '../domain/blocks-repository.js';
-import { createCommentsRepository, type CommentsRepository } from '../domain/comments-repository.js';
-import { createFollowsRepository, type FollowsRepository } from '../domain/follows-repository.js';
-import { createLikesRepository, type LikesRepository } from '../domain/likes-repository.js';
-import { createModerationRepository, type ModerationRepository } from '../domain/moderation-repository.js';
-import { createNotificationsRepository, type NotificationsRepository } from '../domain/notifications-repository.js';
-import { createPostEditsRepository, type PostEditsRepository } from '../domain/post-edits-repository.js';
-import { createPostsRepository, type PostsRepository } from '../domain/posts-repository.js';
-import { createWriteBatcher, type WriteBatcher } from '../db/write-batch.js';
+import { createBlocksRepository, type BlocksRepository } from '../moderation/blocks-repository.js';
+import { createCommentsRepository, type CommentsRepository } from '../social/comments-repository.js';
+import { createFollowsRepository, type FollowsRepository } from '../social/follows-repository.js';
+import { createLikesRepository, type LikesRepository } from '../social/likes-repository.js';
+import { createModerationRepository, type ModerationRepository } from '../moderation/moderation-repository.js';
+import { createNotificationsRepository, type NotificationsRepository } from '../social/notifications-repository.js';
+import { createPostEditsRepository, type PostEditsRepository } from '../posts/post-edits-repository.js';
+import { createPostsRepository, type PostsRepository } from '../posts/posts-repository.js';
+import { createWriteBatcher, type WriteBatcher } from '../kernel/db/write-batch.js';
 import { createReadPool, type ReadPool } from '../feeds/read-pool.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { displayKey, thumbKey } from '../../src/storage/media-keys.js';
+import { displayKey, thumbKey } from '../../src/kernel/storage/media-keys.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { client, insertPost, postCounters, userCounters } from './factories.js';
 

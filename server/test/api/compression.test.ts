@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { accepts, COMPRESS_MIN_BYTES } from '../../src/compression.js';
+import { accepts, COMPRESS_MIN_BYTES } from '../../src/kernel/compression.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { insertPosts } from './factories.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { createCounters, type Counters } from '../../src/domain/counters.js';
+import { createCounters, type Counters } from '../../src/kernel/counters.js';
 
 const countersOf = new WeakMap<Database.Database, Counters>();
-/** The app's counter operations (src/domain/counters.ts) on this database, prepared once. */
+/** The app's counter operations (src/kernel/counters.ts) on this database, prepared once. */
 export function countersFor(sqlite: Database.Database): Counters {
   let found = countersOf.get(sqlite);
   if (!found) countersOf.set(sqlite, (found = createCounters(sqlite)));

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildTestApp, bearer } from '../helpers.js';
-import { FOLLOWING_WALK_MIN, FOLLOWING_WINDOW } from '../../src/domain/posts-repository.js';
+import { FOLLOWING_WALK_MIN, FOLLOWING_WINDOW } from '../../src/posts/posts-repository.js';
 import { client, countStatements, insertComment, insertPost, insertPosts } from './factories.js';
 
 t.test('discover: Post shape, newest first, first 3 comments oldest first, likes of the caller', async (t) => {

@@ -84,7 +84,7 @@ t.test('like routes need a valid token', async (t) => {
 });
 
 t.test('likes, comments and follows sent at once: each answered on its own, counters exact', async (t) => {
-  // Requests in flight together are committed together (db/write-batch.ts); each still gets its own answer.
+  // Requests in flight together are committed together (kernel/db/write-batch.ts); each still gets its own answer.
   const { app, createUser } = await buildTestApp(t);
   const author = await createUser('author');
   const db = app.database.sqlite;

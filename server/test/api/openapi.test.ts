@@ -5,9 +5,9 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin';
 import t from 'tap';
 import app from '../../src/app.js';
-import { findAppRoot, loadConfig } from '../../src/config.js';
+import { findAppRoot, loadConfig } from '../../src/kernel/config.js';
 import { fastifyOptions } from '../../src/fastify-options.js';
-import { OPENAPI_PATH } from '../../src/plugins/openapi.js';
+import { OPENAPI_PATH } from '../../src/kernel/openapi.js';
 import { bearer, buildTestApp } from '../helpers.js';
 
 // ---- The parts of an OpenAPI 3 document this test reads ----
@@ -179,7 +179,7 @@ t.test('every /api route is documented with its answer and error schemas', async
 });
 
 t.test('a new /api route without a schema fails the check', async (t) => {
-  // As a route file registered in routes/api.ts would be: under /api, behind the token.
+  // As a route file registered in api.ts would be: under /api, behind the token.
   const forgotten: FastifyPluginAsync = async (fastify) => {
     await fastify.register(
       async (api) => {

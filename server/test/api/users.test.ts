@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createTrigramFrequencies, prefixUpperBound } from '../../src/domain/users-repository.js';
+import { createTrigramFrequencies, prefixUpperBound } from '../../src/people/users-repository.js';
 import { buildTestApp } from '../helpers.js';
 import { client, insertPost } from './factories.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { bearerToken } from '../../src/auth/bearer.js';
-import { HttpError } from '../../src/errors.js';
+import { bearerToken } from '../../src/kernel/auth/bearer.js';
+import { HttpError } from '../../src/kernel/errors.js';
 import { buildTestApp } from '../helpers.js';
 
 const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln';

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import t from 'tap';
-import { discoverAuthEndpoints } from '../../src/auth/discovery.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { discoverAuthEndpoints } from '../../src/kernel/auth/discovery.js';
+import { ConfigError, loadConfig } from '../../src/kernel/config.js';
 import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 import { fakeProvider, keycloakDiscovery } from './fake-provider.js';
 

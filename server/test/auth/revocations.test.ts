@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createRevocations } from '../../src/auth/revocations.js';
+import { createRevocations } from '../../src/kernel/auth/revocations.js';
 import { bearer, buildTestApp, freshDatabase } from '../helpers.js';
 import { fragmentOf, signIn, signUp } from '../idp/idp-helpers.js';
 

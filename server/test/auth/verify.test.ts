@@ -1,7 +1,7 @@
 import t from 'tap';
 import { generateKeyPair, exportJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { cacheVerifiedTokens, createTokenVerifier, usernameFromClaims, withUserInfo } from '../../src/auth/verify.js';
-import type { AuthConfig } from '../../src/config.js';
+import { cacheVerifiedTokens, createTokenVerifier, usernameFromClaims, withUserInfo } from '../../src/kernel/auth/verify.js';
+import type { AuthConfig } from '../../src/kernel/config.js';
 
 const auth: AuthConfig = {
   provider: 'embedded',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import { createWriteBatcher } from '../../src/db/write-batch.js';
+import { createWriteBatcher } from '../../src/kernel/db/write-batch.js';
 
 /** A WAL database with a writer connection and a second one that sees only commits. */
 function setup(t: Test) {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { findAppRoot } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
+import { findAppRoot } from '../../src/kernel/config.js';
+import { openDatabase } from '../../src/kernel/db/client.js';
 import { createAccountsService } from '../../src/idp/accounts-service.js';
 import { insertPost } from '../api/factories.js';
 

@@ -1,11 +1,11 @@
 import fastJson from 'fast-json-stringify';
 import t, { type Test } from 'tap';
-import { createPageWriter } from '../../src/domain/page-json.js';
-import { formatCursor, NEWEST } from '../../src/domain/paging.js';
-import { createPostsRepository } from '../../src/domain/posts-repository.js';
-import { authorHidden, commentView, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/domain/views.js';
-import { mediaUrls, mediumUrl } from '../../src/storage/media-keys.js';
-import { Posts } from '../../src/routes/api-schemas.js';
+import { createPageWriter } from '../../src/posts/page-json.js';
+import { formatCursor, NEWEST } from '../../src/kernel/paging.js';
+import { createPostsRepository } from '../../src/posts/posts-repository.js';
+import { authorHidden, commentView, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/kernel/views.js';
+import { mediaUrls, mediumUrl } from '../../src/kernel/storage/media-keys.js';
+import { Posts } from '../../src/kernel/route-schemas.js';
 import { insertComment, insertPost } from '../api/factories.js';
 import { freshDatabase } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cleanText, confusableSkeleton, hasHiddenCharacters } from '../../src/domain/text.js';
+import { cleanText, confusableSkeleton, hasHiddenCharacters } from '../../src/kernel/text.js';
 import { buildTestApp } from '../helpers.js';
 import { client, insertPost } from '../api/factories.js';
 

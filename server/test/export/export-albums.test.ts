@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Value } from 'typebox/value';
-import { ExportData, type ExportDataView } from '../../src/domain/export-format.js';
+import { ExportData, type ExportDataView } from '../../src/export/export-format.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
 import { readZip } from './unzip.js';

@@ -5,7 +5,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { displayKey } from '../../src/storage/media-keys.js';
+import { displayKey } from '../../src/kernel/storage/media-keys.js';
 import { insertPost } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { listEntries } from './unzip.js';

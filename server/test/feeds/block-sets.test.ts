@@ -4,7 +4,7 @@ import { buildTestApp } from '../helpers.js';
 
 /**
  * A viewer's block sets are kept per connection until users.blocks_version moves
- * (domain/posts-repository.ts, migration 0019): every change to a block, by either side,
+ * (posts/posts-repository.ts, migration 0019): every change to a block, by either side,
  * is seen on the very next page, in a read worker as on the request thread.
  */
 for (const readWorkers of ['0', '1']) {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { findAppRoot } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
+import { findAppRoot } from '../../src/kernel/config.js';
+import { openDatabase } from '../../src/kernel/db/client.js';
 import { createReadPool } from '../../src/feeds/read-pool.js';
-import { NEWEST } from '../../src/domain/paging.js';
-import { createPostsRepository } from '../../src/domain/posts-repository.js';
+import { NEWEST } from '../../src/kernel/paging.js';
+import { createPostsRepository } from '../../src/posts/posts-repository.js';
 import { insertPost } from '../api/factories.js';
 import { freshDatabase } from '../helpers.js';
 

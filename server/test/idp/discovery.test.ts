@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
-import { issueAccessToken } from '../../src/auth/issue.js';
+import { issueAccessToken } from '../../src/kernel/auth/issue.js';
 import { buildTestApp, bearer } from '../helpers.js';
 import { fragmentOf, signUp } from './idp-helpers.js';
 

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import fp from 'fastify-plugin';
 import t from 'tap';
 import app from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/kernel/config.js';
 import { fastifyOptions } from '../../src/fastify-options.js';
 import { authorizeQuery, csrfFieldOf, fragmentOf } from './idp-helpers.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/kernel/config.js';
 
 /** The query string the web app sends to /oauth2/authorize. */
 export function authorizeQuery(config: Config, overrides: Record<string, string | undefined> = {}): string {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
-import { PASSWORD_CHANGED } from '../../src/auth/revocations.js';
-import type { Config } from '../../src/config.js';
+import { PASSWORD_CHANGED } from '../../src/kernel/auth/revocations.js';
+import type { Config } from '../../src/kernel/config.js';
 import { createAccountsService } from '../../src/idp/accounts-service.js';
 import type { MailMessage } from '../../src/idp/mailer.js';
 import { createPasswordResets, RESET_MESSAGES, RESET_TTL_MS } from '../../src/idp/password-resets.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { HttpError } from '../../src/errors.js';
-import { createLimiter } from '../../src/images/limiter.js';
+import { HttpError } from '../../src/kernel/errors.js';
+import { createLimiter } from '../../src/media/images/limiter.js';
 
 t.test('runs at most N jobs at once, in arrival order, and refuses past the queue', async (t) => {
   const limiter = createLimiter(2, 2);

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import t from 'tap';
-import { HttpError } from '../../src/errors.js';
-import { processImage } from '../../src/images/pipeline.js';
+import { HttpError } from '../../src/kernel/errors.js';
+import { processImage } from '../../src/media/images/pipeline.js';
 
 const opts = { maxPixels: 50_000_000, maxBytes: 10_000_000 };
 const run = (bytes: Buffer, o = opts) => processImage(Readable.from([bytes]), o);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import t from 'tap';
-import { processImage } from '../../src/images/pipeline.js';
+import { processImage } from '../../src/media/images/pipeline.js';
 import { bearer, buildTestApp, type TestApp } from '../helpers.js';
 import { counters, countRows, createPost, makeJpeg, upload } from './upload-helpers.js';
 

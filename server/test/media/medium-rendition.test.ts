@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import t from 'tap';
-import { MEDIUM_MIN_SOURCE_WIDTH, MEDIUM_WIDTH, processImage } from '../../src/images/pipeline.js';
+import { MEDIUM_MIN_SOURCE_WIDTH, MEDIUM_WIDTH, processImage } from '../../src/media/images/pipeline.js';
 import { bearer, buildTestApp, type TestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from './upload-helpers.js';
 
@@ -70,7 +70,7 @@ t.test('a post stores, counts, shows and deletes its medium rendition', async (t
   t.equal(row(test, small.postid).mediumWidth, 0);
   t.notOk(existsSync(onDisk(test, small.s3Url.replace('display', 'medium'))), 'no medium file for a small photo');
 
-  // Feeds and profiles carry the same fields (both written by domain/page-json.ts).
+  // Feeds and profiles carry the same fields (both written by posts/page-json.ts).
   const discover = (await app.inject({ method: 'GET', url: '/api/discover-posts', headers: bearer(alice.token) })).json() as PostJson[];
   t.match(
     discover.map((p) => [p.postid, p.mediumUrl, p.mediumWidth]),

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { LocalStorage } from '../../src/storage/local.js';
+import type { LocalStorage } from '../../src/kernel/storage/local.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { injectUrl, presign } from './upload-helpers.js';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import t from 'tap';
-import { processImage } from '../../src/images/pipeline.js';
+import { processImage } from '../../src/media/images/pipeline.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { countRows, createPost, injectUrl, makeJpeg, presign, upload } from './upload-helpers.js';
 

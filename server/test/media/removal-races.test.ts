@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
-import { createAccountRemovalService } from '../../src/domain/account-removal-service.js';
-import type { Storage } from '../../src/storage/storage.js';
+import { createAccountRemovalService } from '../../src/people/account-removal-service.js';
+import type { Storage } from '../../src/kernel/storage/storage.js';
 import { client, insertPost, userCounters } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { createPost, injectUrl, makeJpeg, presign, upload } from './upload-helpers.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import t from 'tap';
-import type { Config } from '../../src/config.js';
-import { createOperatorsRepository } from '../../src/domain/operators-repository.js';
+import type { Config } from '../../src/kernel/config.js';
+import { createOperatorsRepository } from '../../src/moderation/operators-repository.js';
 import { client } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { fragmentOf, signIn, signUp } from '../idp/idp-helpers.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { isOperator } from '../../src/auth/operators.js';
-import { loadConfig } from '../../src/config.js';
+import { isOperator } from '../../src/kernel/auth/operators.js';
+import { loadConfig } from '../../src/kernel/config.js';
 import { client, insertPost, postCounters } from '../api/factories.js';
 import { buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
@@ -23,7 +23,7 @@ t.test('who is an operator is decided by the server from the verified token', as
   const asBob = client(app, bob.token);
   const asOlga = client(app, olga.token);
   // A Keycloak-shaped token: the realm role shower-beer-admin in realm_access.roles. With the
-  // embedded provider the account's grant decides, not the token (domain/operators-repository.ts).
+  // embedded provider the account's grant decides, not the token (moderation/operators-repository.ts).
   const kim = client(app, await tokenFor({ username: 'kim', operator: true }));
 
   t.same((await asBob('GET', '/api/me')).json, { username: 'bob', isOperator: false, suspension: null });

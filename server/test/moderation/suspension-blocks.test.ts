@@ -101,7 +101,7 @@ t.test('a suspended account cannot write, and its content is hidden everywhere a
 
 /** sam's first token was revoked by logout: a new one, as signing in again gives. */
 async function tokenAgain(app: FastifyInstance, user: { sub: string; username: string }) {
-  const { issueAccessToken } = await import('../../src/auth/issue.js');
+  const { issueAccessToken } = await import('../../src/kernel/auth/issue.js');
   return issueAccessToken(app.signingKey!, app.config.auth, { sub: user.sub, username: user.username, email: `${user.username}@example.test` });
 }
 
@@ -121,7 +121,7 @@ t.test('removing a suspended account, and removing things while suspended, keeps
   await asOlga('POST', '/api/admin/users/sam/suspend', { reason: 'r' });
   t.equal((await asOlga('DELETE', `/api/admin/comments/${c.comment_id}`, { reason: 'gone' })).status, 200, 'an operator removes a hidden comment');
   t.ok(countersAreExact(db), 'without counting it out twice');
-  const { createAccountRemovalService } = await import('../../src/domain/account-removal-service.js');
+  const { createAccountRemovalService } = await import('../../src/people/account-removal-service.js');
   await createAccountRemovalService({ sqlite: db, storage: app.storage, log: app.log }).remove(sam.id);
   t.ok(countersAreExact(db), 'removing the suspended account');
   t.match(userCounters(db, alice.id), { followerCount: 0, likesReceived: 0, commentsReceived: 0 });

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import t from 'tap';
 import { client, insertPost } from '../api/factories.js';
-import { recountAllUnread } from '../../src/domain/notifications-repository.js';
+import { recountAllUnread } from '../../src/social/notifications-repository.js';
 import { buildTestApp } from '../helpers.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { APP_VERSION } from '../../src/version.js';
+import { APP_VERSION } from '../../src/kernel/version.js';
 import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
 
 t.test('the operator sets the server\'s name, description and rules; anyone reads them without a token', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
-import { createInstanceRepository } from '../../src/domain/instance-repository.js';
+import { loadConfig } from '../../src/kernel/config.js';
+import { createInstanceRepository } from '../../src/registration/instance-repository.js';
 import { createAccountsService } from '../../src/idp/accounts-service.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { openForm, signIn, submit } from '../idp/idp-helpers.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { fakeProvider, keycloakDiscovery } from '../auth/fake-provider.js';
 import { buildTestApp } from '../helpers.js';
 import { fragmentOf, openForm, submit } from '../idp/idp-helpers.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/kernel/config.js';
 
 type T = Parameters<typeof buildTestApp>[0];
 

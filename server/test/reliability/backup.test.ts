@@ -10,7 +10,7 @@ import t from 'tap';
 import { backup } from '../../../scripts/backup.js';
 import { restore } from '../../../scripts/restore.js';
 import app from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/kernel/config.js';
 import { fastifyOptions } from '../../src/fastify-options.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';

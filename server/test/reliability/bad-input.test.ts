@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { InjectOptions } from 'fastify';
 import { insertPost } from '../api/factories.js';
-import { RESOURCE_CSP } from '../../src/plugins/security.js';
+import { RESOURCE_CSP } from '../../src/kernel/security.js';
 import { bearer, buildTestApp } from '../helpers.js';
 import { makeJpeg, upload } from '../media/upload-helpers.js';
 import { clientError, snapshot } from './reliability-helpers.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { findAppRoot } from '../../src/config.js';
+import { findAppRoot } from '../../src/kernel/config.js';
 
 const root = findAppRoot();
 

@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import t from 'tap';
 import { bareWebBuild, buildTestApp } from '../helpers.js';
 import { fakeProvider, keycloakDiscovery } from '../auth/fake-provider.js';
-import { findAppRoot } from '../../src/config.js';
+import { findAppRoot } from '../../src/kernel/config.js';
 
 // What Keycloak imports at start-up (start-dev --import-realm). A wrong value
 // here shows up as a sign-in that fails with "Invalid redirect uri" or a token

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Test } from 'tap';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Storage } from '../../src/kernel/storage/storage.js';
 
 /**
  * What every storage driver must do, run against each one:

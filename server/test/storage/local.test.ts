@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
-import { createLocalStorage } from '../../src/storage/local.js';
+import { loadConfig } from '../../src/kernel/config.js';
+import { createLocalStorage } from '../../src/kernel/storage/local.js';
 import { storageContract } from './contract.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-storage-'));

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'minio';
 import t from 'tap';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createStorage } from '../../src/storage/index.js';
-import { clientOptionsFor, createS3Storage } from '../../src/storage/s3.js';
+import { loadConfig, type Config } from '../../src/kernel/config.js';
+import { createStorage } from '../../src/kernel/storage/index.js';
+import { clientOptionsFor, createS3Storage } from '../../src/kernel/storage/s3.js';
 import { storageContract } from './contract.js';
 
 // s3rver (CommonJS, no types) speaks the S3 protocol: buckets, objects, listings, errors. It does

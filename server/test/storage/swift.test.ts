@@ -1,8 +1,8 @@
 import { Client } from 'minio';
 import t from 'tap';
 import { missingSwiftPackages, startSwift, SWIFT_PACKAGES } from '../../../scripts/stack/swift.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { clientOptionsFor, createS3Storage } from '../../src/storage/s3.js';
+import { loadConfig, type Config } from '../../src/kernel/config.js';
+import { clientOptionsFor, createS3Storage } from '../../src/kernel/storage/s3.js';
 import { storageContract } from './contract.js';
 
 // The s3 driver against OpenStack Swift's S3 API: unlike s3rver, Swift checks SigV4 signatures,

@@ -1,5 +1,5 @@
 // Going back after an upgrade: an older server started on a database a newer release migrated
-// must stop before it writes anything (server/src/db/client.ts, checkNotNewer), naming both
+// must stop before it writes anything (server/src/kernel/db/client.ts, checkNotNewer), naming both
 // versions, instead of letting drizzle skip the unknown migrations and run old code on a new schema.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,10 +9,10 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import t from 'tap';
 import app from '../../src/app.js';
-import { findAppRoot, loadConfig } from '../../src/config.js';
-import { NewerDatabaseError, openDatabase, readJournal } from '../../src/db/client.js';
+import { findAppRoot, loadConfig } from '../../src/kernel/config.js';
+import { NewerDatabaseError, openDatabase, readJournal } from '../../src/kernel/db/client.js';
 import { fastifyOptions } from '../../src/fastify-options.js';
-import { APP_VERSION, versionNumber } from '../../src/version.js';
+import { APP_VERSION, versionNumber } from '../../src/kernel/version.js';
 
 const migrations = join(findAppRoot(), 'migrations');
 const fileHash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');

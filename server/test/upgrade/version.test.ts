@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { APP_VERSION, versionName, versionNumber } from '../../src/version.js';
+import { APP_VERSION, versionName, versionNumber } from '../../src/kernel/version.js';
 import { buildTestApp } from '../helpers.js';
 
 const pkg = (path: string) => (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { RESOURCE_CSP } from '../../src/plugins/security.js';
-import { configScript } from '../../src/plugins/web-pages.js';
+import { RESOURCE_CSP } from '../../src/kernel/security.js';
+import { configScript } from '../../src/web/web-pages.js';
 import { buildTestApp } from '../helpers.js';
 
 /** A web build as Vite writes it (web/vite.config.ts): index.html, hashed assets, the manifest, the public files. */

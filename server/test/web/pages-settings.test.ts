@@ -7,7 +7,7 @@ import { bareWebBuild, bearer, buildTestApp } from '../helpers.js';
  * Issue 45, part 4: a page is made from one reading of the server's settings. Its <title>, the
  * config inlined in it and its prerendered landing text (made by the build's prerender from the
  * config it is handed, as web/src/prerender/worker.ts does) always name the same server, however
- * many saves arrive while pages are being made again (server/src/plugins/web.ts).
+ * many saves arrive while pages are being made again (server/src/web/plugin.ts).
  */
 
 /** A prerender that renders the name from the config it was handed, slowly enough for saves to land meanwhile. */

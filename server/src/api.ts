@@ -1,0 +1,44 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { compressJson } from './kernel/compression.js';
+import accountRoutes from './people/account-routes.js';
+import adminRoutes from './moderation/admin-routes.js';
+import passwordRoutes from './idp/password-routes.js';
+import commentRoutes from './social/comment-routes.js';
+import exportRoutes from './export/export-routes.js';
+import feedRoutes from './feeds/feed-routes.js';
+import followRoutes from './social/follow-routes.js';
+import inviteRoutes from './registration/invite-routes.js';
+import likeRoutes from './social/like-routes.js';
+import moderationRoutes from './moderation/moderation-routes.js';
+import notificationRoutes from './social/notification-routes.js';
+import postEditRoutes from './posts/post-edits-routes.js';
+import sessionRoutes from './people/session-routes.js';
+import userRoutes from './people/user-routes.js';
+
+/**
+ * The social API under /api: feeds, profiles, likes, comments, follows, search.
+ * Every route needs a valid bearer token. The repositories come from the
+ * instance (plugins/repositories.ts), so route files import nothing from here.
+ */
+const apiRoutes: FastifyPluginAsync = async (fastify) => {
+  // onRequest, not preHandler: without a valid token the answer is 401 before any body is parsed or validated.
+  fastify.addHook('onRequest', fastify.authenticate);
+  // Feed pages, grids and lists gzip-compressed for clients that take it (server/src/kernel/compression.ts).
+  fastify.addHook('onSend', compressJson);
+  await fastify.register(feedRoutes);
+  await fastify.register(likeRoutes);
+  await fastify.register(commentRoutes);
+  await fastify.register(followRoutes);
+  await fastify.register(userRoutes);
+  await fastify.register(sessionRoutes);
+  await fastify.register(accountRoutes);
+  await fastify.register(exportRoutes);
+  await fastify.register(moderationRoutes);
+  await fastify.register(notificationRoutes);
+  await fastify.register(postEditRoutes);
+  await fastify.register(inviteRoutes);
+  await fastify.register(adminRoutes, { prefix: '/admin' });
+  await fastify.register(passwordRoutes);
+};
+
+export default apiRoutes;

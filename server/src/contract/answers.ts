@@ -1,0 +1,130 @@
+// Every other answer of /api the web app reads, beside the post, profile and moderation shapes of
+// api-shapes.ts: the routes serialize with these very schemas, and the web app takes their types
+// (`@server/contract/answers`), so a field renamed here fails both typechecks. Like api-shapes.ts,
+// this file imports nothing of ours but the contract.
+import { Type, type Static } from 'typebox';
+import {
+  BlockedPerson,
+  Comment,
+  FollowRequest,
+  InviteView,
+  JoinRequestView,
+  ModerationNotice,
+  NotificationGroup,
+  Nullable,
+  Post,
+  PostVersion,
+  ProfileMatch,
+  UnreadNotifications,
+} from './api-shapes.js';
+
+/**
+ * The one error shape every route answers with: `{ error, message }`, declared once as the
+ * schema the routes name for their error answers (the description is what the OpenAPI document
+ * says of each). The web app reads `error` as its ApiError's code.
+ */
+export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() }, { description: 'An error: a code and a message for people.' });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+// Lists of the shapes in api-shapes.ts, named so that both sides say the same thing.
+export const Posts = Type.Array(Post);
+export const Comments = Type.Array(Comment);
+export const PostVersions = Type.Array(PostVersion);
+export const ProfileMatches = Type.Array(ProfileMatch);
+export const FollowRequests = Type.Array(FollowRequest);
+export const NotificationGroups = Type.Array(NotificationGroup);
+
+/** An operator's or a member's action that has nothing more to say (admin, join requests, invites). */
+export const Done = Type.Object({ done: Type.Literal(true) });
+/** A post, a comment or an account removed. */
+export const Deleted = Type.Object({ deleted: Type.Literal(true) });
+
+// Uploads and posting (media/).
+export const PresignedUpload = Type.Object({ uploadUrl: Type.String(), s3Key: Type.String() });
+export const ProfilePictureSet = Type.Object({ profilePictureUrl: Type.String() }, { additionalProperties: false });
+/** A post as every feed shows it to its author, or a new profile picture's address. */
+export const CreatedPost = Type.Union([Post, ProfilePictureSet]);
+export const StorageUse = Type.Object({ usedBytes: Type.Integer(), quotaBytes: Type.Integer() });
+/** The local driver's answer to a photo PUT to its signed address. */
+export const UploadReceived = Type.Object({ ok: Type.Literal(true) });
+
+// The account.
+export const SyncedUser = Type.Object({
+  username: Type.String(),
+  email: Nullable(Type.String()),
+  profilePictureUrl: Nullable(Type.String()),
+});
+export const SignedOut = Type.Object({ signedOut: Type.Boolean() });
+export const PasswordChanged = Type.Object({
+  accessToken: Type.String({ description: 'A new token for the session that made the change; every older token of the account is refused from now on.' }),
+  expiresIn: Type.Integer({ description: 'Seconds until that token expires.' }),
+});
+export const ResetLink = Type.Object({
+  url: Type.String({ description: 'The one-time link to hand to the person: it works once, for 24 hours.' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  emailed: Type.Boolean({ description: 'True when the link was also e-mailed to the account (SMTP_URL is set and the mail server took it).' }),
+});
+
+// Following.
+export const FollowState = Type.Object({
+  following: Type.Boolean(),
+  /** The followee is private: the follow is a request waiting for their answer (docs/api.md, "Private accounts"). */
+  requested: Type.Boolean(),
+  followerCount: Type.Integer(),
+});
+export const Followers = Type.Array(Type.Object({ username: Type.String() }));
+export const FollowApproved = Type.Object({ followerCount: Type.Integer() });
+export const FollowDeclined = Type.Object({ declined: Type.Literal(true) });
+
+// The bell: unread notifications, and the follow requests waiting for a private account.
+export const UnreadCounts = Type.Object({ ...UnreadNotifications.properties, followRequests: Type.Integer() });
+
+// Blocks and notices.
+export const Blocked = Type.Object({ blocked: Type.Boolean() });
+export const Blocks = Type.Object({ blocks: Type.Array(BlockedPerson) });
+export const Notices = Type.Object({ notices: Type.Array(ModerationNotice) });
+
+// Registration.
+export const JoinRequests = Type.Object({ requests: Type.Array(JoinRequestView) });
+export const Invites = Type.Object({ invites: Type.Array(InviteView) });
+/** What an operator may change of the instance (PUT /api/admin/instance); the exact limits and their messages are the repository's. */
+export const InstanceChange = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    /** Plain text, one rule a line. */
+    rules: Type.Optional(Type.String({ maxLength: 20_000 })),
+    /** Checked by the repository, so an unknown mode answers a message naming the modes. */
+    registrationMode: Type.Optional(Type.String({ maxLength: 50 })),
+    membersCanInvite: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export type PostsView = Static<typeof Posts>;
+export type CommentsView = Static<typeof Comments>;
+export type PostVersionsView = Static<typeof PostVersions>;
+export type ProfileMatchesView = Static<typeof ProfileMatches>;
+export type FollowRequestsView = Static<typeof FollowRequests>;
+export type NotificationGroupsView = Static<typeof NotificationGroups>;
+export type DoneView = Static<typeof Done>;
+export type DeletedView = Static<typeof Deleted>;
+export type PresignedUploadView = Static<typeof PresignedUpload>;
+export type ProfilePictureSetView = Static<typeof ProfilePictureSet>;
+export type CreatedPostView = Static<typeof CreatedPost>;
+export type StorageUseView = Static<typeof StorageUse>;
+export type SyncedUserView = Static<typeof SyncedUser>;
+export type SignedOutView = Static<typeof SignedOut>;
+export type PasswordChangedView = Static<typeof PasswordChanged>;
+export type ResetLinkView = Static<typeof ResetLink>;
+export type FollowStateView = Static<typeof FollowState>;
+export type FollowersView = Static<typeof Followers>;
+export type FollowApprovedView = Static<typeof FollowApproved>;
+export type FollowDeclinedView = Static<typeof FollowDeclined>;
+export type UnreadCountsView = Static<typeof UnreadCounts>;
+export type BlockedView = Static<typeof Blocked>;
+export type BlocksView = Static<typeof Blocks>;
+export type NoticesView = Static<typeof Notices>;
+export type JoinRequestsView = Static<typeof JoinRequests>;
+export type InvitesView = Static<typeof Invites>;
+export type InstanceChangeView = Static<typeof InstanceChange>;

@@ -1,0 +1,571 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Timestamps are integer milliseconds since the epoch (UTC).
+// Counters (post_count, like_count, …) are maintained in the same transaction
+// as the write that changes them, so reads never COUNT over big tables.
+
+/** People known to the API, keyed by the identity provider's `sub`. */
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sub: text('sub').notNull(),
+    username: text('username').notNull(),
+    email: text('email'),
+    /** Media key of the current profile picture (see posts.media_key). */
+    profilePictureKey: text('profile_picture_key'),
+    /** Visible posts (profile pictures excluded), anonymous ones included. */
+    postCount: integer('post_count').notNull().default(0),
+    /** Visible posts that are not anonymous: what other people's view of the profile counts. */
+    publicPostCount: integer('public_post_count').notNull().default(0),
+    /** Likes and comments received on this user's visible posts. */
+    likesReceived: integer('likes_received').notNull().default(0),
+    commentsReceived: integer('comments_received').notNull().default(0),
+    followerCount: integer('follower_count').notNull().default(0),
+    followingCount: integer('following_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    /** Set when the account is removed; tokens of a deleted user are refused. */
+    deletedAt: integer('deleted_at'),
+    /**
+     * Set while an operator has suspended the account (moderation/moderation-repository.ts):
+     * its API calls are refused, its posts and comments are hidden, and the counters
+     * its likes, comments and follows moved on other people are taken back until lifted.
+     */
+    suspendedAt: integer('suspended_at'),
+    suspensionReason: text('suspension_reason'),
+    /** Blocks this user is part of, either way (moderation/blocks-repository.ts): 0 picks the feed plans without block checks. */
+    blockCount: integer('block_count').notNull().default(0),
+    /**
+     * Moves with every change to a block this user is part of, either way (by trigger on blocks,
+     * migration 0019): the read workers keep a viewer's block sets until it moves (posts/posts-repository.ts).
+     */
+    blocksVersion: integer('blocks_version').notNull().default(0),
+    /**
+     * Likes, comments and follows of others on what is theirs newer than notifications_seen_at:
+     * the bell's count, one row by primary key. Kept by the write that makes or takes one back,
+     * in the UPDATE of this row that write already makes (social/notifications-repository.ts).
+     */
+    unreadNotifications: integer('unread_notifications').notNull().default(0),
+    /** The created_at (ms) of the newest notification the person has seen (opening the Notifications screen moves it). */
+    notificationsSeenAt: integer('notifications_seen_at').notNull().default(0),
+    /**
+     * The created_at (ms) of the newest like, comment or follow anyone made towards this person,
+     * moved by the same UPDATE as the bell; undoing one leaves it, so it is an upper bound of the
+     * newest notification there is (marking read reads it: social/notifications-repository.ts).
+     */
+    notifiedAt: integer('notified_at').notNull().default(0),
+    /**
+     * A private account (docs/api.md, "Private accounts"): new follows become follow_requests and its
+     * named posts are shown only to its followers and itself. Anonymous posts are not affected.
+     */
+    isPrivate: integer('is_private').notNull().default(0),
+    /**
+     * Null for a member. 'pending' while an account made in approval mode waits for an operator,
+     * 'rejected' once one declined it (registration/registration-service.ts). Such an account also has
+     * suspended_at set, so every read that hides suspended accounts hides it too.
+     */
+    joinState: text('join_state', { enum: ['pending', 'rejected'] }),
+    /** What the person said when asking to join (approval mode), shown to operators. */
+    joinReason: text('join_reason'),
+    /** The invite this account joined with (invites.id), if any. */
+    inviteId: integer('invite_id'),
+  },
+  (t) => [
+    uniqueIndex('users_sub_unique').on(t.sub),
+    // Case-insensitive unique names; also serves prefix search as a NOCASE range.
+    uniqueIndex('users_username_nocase_unique').on(sql`${t.username} COLLATE NOCASE`),
+  ],
+);
+
+/** Posts, including profile pictures (is_profile_picture = 1), as the spec stores them. */
+export const posts = sqliteTable(
+  'posts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    caption: text('caption').notNull().default(''),
+    isAnonymous: integer('is_anonymous', { mode: 'boolean' }).notNull().default(false),
+    isProfilePicture: integer('is_profile_picture', { mode: 'boolean' }).notNull().default(false),
+    /** Key prefix of the processed images: `<mediaKey>/display.webp`, `<mediaKey>/thumb.webp`. */
+    mediaKey: text('media_key').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    /**
+     * Width of the smaller `<mediaKey>/medium.webp` rendition a phone's screen gets through
+     * srcset (media/images/pipeline.ts); 0 when there is none (a small photo, or one processed before it existed).
+     */
+    mediumWidth: integer('medium_width').notNull().default(0),
+    likeCount: integer('like_count').notNull().default(0),
+    commentCount: integer('comment_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    /** Bytes of its processed images in storage (display + thumb): what the owner's quota counts. */
+    storedBytes: integer('stored_bytes').notNull().default(0),
+    /** The author's description of the photo for people who cannot see it ('' when none): the image's alt text. */
+    altText: text('alt_text').notNull().default(''),
+    /** 1 while its author is suspended: listed nowhere, liked and commented by nobody. */
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    /** When its author last changed the caption or the photo's description; null: never (post_versions holds what it said before). */
+    editedAt: integer('edited_at'),
+    /**
+     * Photos in the post: 1, or 2 to 10 for an album. The first photo is this row's own
+     * (media_key, width, height, medium_width, alt_text); the others are its post_photos rows, read
+     * only for posts whose count is above 1 (posts/posts-repository.ts, docs/api.md "Albums").
+     */
+    photoCount: integer('photo_count').notNull().default(1),
+  },
+  (t) => [
+    // Discover: newest first over visible posts.
+    index('posts_feed_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.isProfilePicture} = 0 AND ${t.hidden} = 0`),
+    // Profiles and the following feed: one user's posts newest first (covering for the candidates).
+    index('posts_user_feed_idx').on(t.userId, t.isProfilePicture, t.isAnonymous, t.hidden, t.createdAt, t.id),
+    // The following feed's first try: the newest public posts with their author, probed
+    // against the follow list without touching the table (posts-repository.ts).
+    index('posts_public_feed_idx')
+      .on(t.createdAt, t.id, t.userId)
+      .where(sql`${t.isProfilePicture} = 0 AND ${t.isAnonymous} = 0 AND ${t.hidden} = 0`),
+  ],
+);
+
+/**
+ * What a post said before each edit (posts/post-edits-repository.ts): one row per edit, the
+ * caption and descriptions it replaced and since when they had been shown (`written_at`: the
+ * post's created_at or its previous edited_at). No author column: the post's is the author,
+ * and an anonymous post's history names nobody. Goes with its post (cascade).
+ */
+export const postVersions = sqliteTable(
+  'post_versions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    caption: text('caption').notNull(),
+    altText: text('alt_text').notNull(),
+    /**
+     * An album's other photos' descriptions in this version, photos 2 to n in order, as a JSON
+     * array of strings ('' for none); '[]' for a post of one photo. Read with the version,
+     * never searched, so a column rather than a table of its own.
+     */
+    photoAlts: text('photo_alts').notNull().default('[]'),
+    writtenAt: integer('written_at').notNull(),
+  },
+  (t) => [index('post_versions_post_idx').on(t.postId, t.id)],
+);
+
+/**
+ * WITHOUT ROWID (migrations 0013 and 0015, which drizzle cannot declare): the rows live in
+ * the primary key's b-tree, clustered by post and time, so a like or an unlike writes two
+ * b-trees: that one and likes_user_post_idx (docs/performance.md, "Notifications and the
+ * write rows").
+ */
+export const likes = sqliteTable(
+  'likes',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    /**
+     * Who is notified: the post's author, or null for a like of one's own post. No foreign
+     * key: the post's cascade removes the row with the author's posts.
+     */
+    recipientId: integer('recipient_id'),
+  },
+  (t) => [
+    // A post's likes by time: the Notifications screen finds a person's likes through their
+    // posts (social/notifications-repository.ts), so no index by recipient is written.
+    primaryKey({ columns: [t.postId, t.createdAt, t.userId] }),
+    // One like per person and post; a person's likes (has this viewer liked it, the data
+    // export, account removal, suspension). Being on a WITHOUT ROWID table, its entries
+    // carry the rest of the key: created_at is read from the index.
+    uniqueIndex('likes_user_post_idx').on(t.userId, t.postId),
+  ],
+);
+
+export const comments = sqliteTable(
+  'comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** 1 while its author is suspended: shown nowhere and not counted in comment_count. */
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    /** Who is notified: the post's author, or null for a comment on one's own post (as likes.recipient_id). */
+    recipientId: integer('recipient_id'),
+  },
+  (t) => [
+    // A post's comments in order; also a person's notifications of comments, through their posts
+    // (social/notifications-repository.ts): no index by recipient, one b-tree page less per comment.
+    index('comments_post_idx').on(t.postId, t.createdAt, t.id),
+    index('comments_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * WITHOUT ROWID (migration 0016, which drizzle cannot declare): the rows live in the primary
+ * key's b-tree, so a follow or an unfollow writes two b-trees, that one and
+ * follows_followee_time_idx (docs/performance.md, "Notifications and the write rows").
+ */
+export const follows = sqliteTable(
+  'follows',
+  {
+    followerId: integer('follower_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    followeeId: integer('followee_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // Whom a person follows (the Following feed, "is following"), one follow per pair.
+    primaryKey({ columns: [t.followerId, t.followeeId] }),
+    // A person's followers by time: the followers list, the data export and the
+    // Notifications screen's new followers (social/notifications-repository.ts). Its entries
+    // carry follower_id, the rest of the primary key.
+    index('follows_followee_time_idx').on(t.followeeId, t.createdAt),
+  ],
+);
+
+/**
+ * A follow waiting for a private account's approval (social/follows-repository.ts). Approving
+ * moves it into follows; declining, cancelling or a block between the two deletes it.
+ */
+export const followRequests = sqliteTable(
+  'follow_requests',
+  {
+    requesterId: integer('requester_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    targetId: integer('target_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // A private account's waiting requests by time (the Notifications screen), one per pair.
+    primaryKey({ columns: [t.targetId, t.requesterId] }),
+    // Whether the caller asked to follow someone ("Requested" on their profile).
+    index('follow_requests_requester_idx').on(t.requesterId, t.targetId),
+  ],
+);
+
+/**
+ * Presigned raw uploads. A key belongs to the user it was presigned for and
+ * becomes a post at most once; raw bytes live in private storage only.
+ */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    key: text('key').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    contentType: text('content_type').notNull(),
+    isProfilePicture: integer('is_profile_picture', { mode: 'boolean' }).notNull().default(false),
+    /** pending (presigned) → uploaded (bytes stored) → used (turned into a post). */
+    status: text('status', { enum: ['pending', 'uploaded', 'used'] }).notNull().default('pending'),
+    size: integer('size'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('uploads_created_idx').on(t.status, t.createdAt)],
+);
+
+/** Accounts of the embedded identity provider (unused with an external provider). */
+export const idpAccounts = sqliteTable(
+  'idp_accounts',
+  {
+    /** Becomes the token's `sub`. */
+    id: text('id').primaryKey(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    /** scrypt$N$r$p$salt$hash (base64url parts). */
+    passwordHash: text('password_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** The username's confusable skeleton (kernel/text.ts): no two names may look alike. Null until backfilled. */
+    usernameSkeleton: text('username_skeleton'),
+    /** The first account made on an empty server: an operator (its tokens carry the operator role). */
+    isFirst: integer('is_first', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [
+    uniqueIndex('idp_accounts_username_unique').on(sql`${t.username} COLLATE NOCASE`),
+    uniqueIndex('idp_accounts_email_unique').on(sql`${t.email} COLLATE NOCASE`),
+    uniqueIndex('idp_accounts_skeleton_unique').on(t.usernameSkeleton),
+  ],
+);
+
+export type User = typeof users.$inferSelect;
+export type Post = typeof posts.$inferSelect;
+export type Comment = typeof comments.$inferSelect;
+export type Upload = typeof uploads.$inferSelect;
+export type IdpAccount = typeof idpAccounts.$inferSelect;
+
+/**
+ * Sign-in attempts of the embedded provider, one row per attempt reserved for a
+ * typed name or e-mail from one address (idp/login-throttle.ts). Kept in the
+ * database so a restart does not forget them and every process shares them.
+ */
+export const loginAttempts = sqliteTable(
+  'login_attempts',
+  {
+    /** `<typed identifier, lower case>\n<client address>`. */
+    key: text('key').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('login_attempts_key_at_idx').on(t.key, t.at), index('login_attempts_at_idx').on(t.at)],
+);
+
+/** The per-identifier ceiling over every address: a leaky bucket of failed attempts. */
+export const loginBuckets = sqliteTable('login_buckets', {
+  /** The typed identifier, lower case. */
+  key: text('key').primaryKey(),
+  /** Attempts held, drained at the configured rate per hour since updated_at. */
+  level: real('level').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * Access tokens ended before their expiry (logout), by `jti`; a row is kept
+ * until the token would have expired anyway (kernel/auth/revocations.ts).
+ */
+export const revokedTokens = sqliteTable(
+  'revoked_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    /** The token's `exp`, in milliseconds. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('revoked_tokens_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Every token of one account issued up to `before` is refused (kernel/auth/revocations.ts): a
+ * password change or reset ends all sessions at once. `keepJti` names the one token the
+ * changing session got in that same second, which stays valid.
+ */
+export const sessionCutoffs = sqliteTable('session_cutoffs', {
+  /** The token's `sub`. */
+  sub: text('sub').primaryKey(),
+  /** Milliseconds; compared with the token's `iat` (seconds, so the whole second counts). */
+  before: integer('before').notNull(),
+  keepJti: text('keep_jti'),
+});
+
+/**
+ * One-time password-reset links of the embedded provider (idp/password-resets.ts). Only the
+ * SHA-256 of the link's secret is kept; a new link for an account replaces its unused ones.
+ */
+export const passwordResets = sqliteTable(
+  'password_resets',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => idpAccounts.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+    /** Who asked for it: an operator's username, or null for "Forgot password?" by e-mail. */
+    createdBy: text('created_by'),
+  },
+  (t) => [index('password_resets_account_idx').on(t.accountId)],
+);
+
+/**
+ * One person blocking another (moderation/blocks-repository.ts; the rule is in docs/api.md,
+ * "Blocks and anonymity"). A block by name (post_id null) hides each one's named posts,
+ * comments and profile from the other; a block of an anonymous post's author (post_id set)
+ * hides that one post from the blocker and nothing else, so it never names or links its author.
+ */
+export const blocks = sqliteTable(
+  'blocks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    blockerId: integer('blocker_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    blockedId: integer('blocked_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Made as "block the author of this post" on an anonymous post: the blocker is never shown who. */
+    viaAnonymousPost: integer('via_anonymous_post', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * The anonymous post it was made on (blocks made since migration 0017): it hides that post
+     * only. No foreign key: the block outlives the post, so its author stays unable to reach
+     * the blocker. Null for a block by name, and for anonymous-post blocks made before 0017,
+     * which keep acting as a block by name that never shows the name.
+     */
+    postId: integer('post_id'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // One block by name per pair; any number of anonymous-post blocks (one per post).
+    uniqueIndex('blocks_named_pair_unique').on(t.blockerId, t.blockedId).where(sql`${t.postId} IS NULL`),
+    // One block per post and blocker; NULLs differ, so it is also the blocker's list of blocks.
+    uniqueIndex('blocks_blocker_post_unique').on(t.blockerId, t.postId),
+    index('blocks_blocked_idx').on(t.blockedId, t.blockerId),
+  ],
+);
+
+/** A person's report of a post or a comment; open until an operator acts on the item. */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    reporterId: integer('reporter_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The post reported, or the post of the comment reported. */
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    commentId: integer('comment_id').references(() => comments.id, { onDelete: 'cascade' }),
+    reason: text('reason', { enum: ['spam', 'nudity', 'harassment', 'other'] }).notNull(),
+    note: text('note').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+    /** Set when an operator dismissed the report or acted on its item. */
+    resolvedAt: integer('resolved_at'),
+  },
+  (t) => [
+    // At most one open report per person per item (a comment report's item is the comment).
+    uniqueIndex('reports_open_unique')
+      .on(t.reporterId, t.postId, sql`coalesce(${t.commentId}, 0)`)
+      .where(sql`${t.resolvedAt} IS NULL`),
+    index('reports_open_idx').on(t.resolvedAt, t.createdAt),
+    index('reports_comment_idx').on(t.commentId),
+  ],
+);
+
+/** Every operator action, kept: who, when, what, why. */
+export const moderationActions = sqliteTable(
+  'moderation_actions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    operatorId: integer('operator_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The operator's name when acting (kept if the account goes). */
+    operatorName: text('operator_name').notNull(),
+    action: text('action', { enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend'] }).notNull(),
+    /** What it was done to, in words. */
+    target: text('target').notNull(),
+    /** Whose content or account it was: they see removals of their content with the reason. */
+    targetUserId: integer('target_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The caption or comment as it was, for the author's notice. */
+    excerpt: text('excerpt').notNull().default(''),
+    reason: text('reason').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('moderation_actions_target_idx').on(t.targetUserId, t.createdAt)],
+);
+
+/**
+ * Operator rights of the embedded provider, held by an account (moderation/operators-repository.ts):
+ * the server's first account, and the account that held a name in ADMIN_USERNAMES when it was
+ * first seen listed. A name is granted once: the row stays when its account is removed (the users
+ * row stays too, as a tombstone), so a newcomer who takes a freed operator name gets nothing.
+ * Unused with an external provider, where the realm role decides.
+ */
+export const operatorGrants = sqliteTable(
+  'operator_grants',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id),
+    /** The name it was granted to, lower case: for a listed grant, the ADMIN_USERNAMES entry that must stay listed. */
+    name: text('name').notNull(),
+    reason: text('reason', { enum: ['first_account', 'admin_usernames'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    // Each name is granted once, ever.
+    uniqueIndex('operator_grants_name_unique').on(sql`${t.name} COLLATE NOCASE`),
+    // And there is one first account.
+    uniqueIndex('operator_grants_first_unique').on(t.reason).where(sql`${t.reason} = 'first_account'`),
+  ],
+);
+
+/**
+ * The second to tenth photos of an album (posts.photo_count > 1), in order: position 1 is the
+ * album's second photo (the first is the posts row's own). Each has its own processed images
+ * under `media/<media_key>/` and its own description; the post's stored_bytes counts them all.
+ * Deleted with their post (ON DELETE CASCADE); their files are removed by whoever deletes it
+ * (media/media-service.ts, people/account-removal-service.ts). WITHOUT ROWID (migration 0022, which
+ * drizzle cannot declare).
+ */
+export const postPhotos = sqliteTable(
+  'post_photos',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    mediaKey: text('media_key').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    mediumWidth: integer('medium_width').notNull().default(0),
+    altText: text('alt_text').notNull().default(''),
+  },
+  // A page's albums are read by post id in one range each, in order (the primary key).
+  (t) => [primaryKey({ columns: [t.postId, t.position] })],
+);
+
+/**
+ * The server's own settings, one row (id 1), changed on the operator page
+ * (registration/instance-repository.ts): who may join, and the name, description and rules
+ * the landing page, sign-up, GET /api/instance, the title and the manifest show.
+ * Created on the first start from REGISTRATION_MODE; the row wins after that.
+ */
+export const instanceSettings = sqliteTable('instance_settings', {
+  id: integer('id').primaryKey(),
+  registrationMode: text('registration_mode', { enum: ['open', 'approval', 'invite', 'closed'] }).notNull(),
+  /** Members (not only operators) may make invite links. */
+  membersCanInvite: integer('members_can_invite').notNull().default(0),
+  name: text('name').notNull().default('Shower Beer'),
+  description: text('description').notNull().default(''),
+  /** One rule a line. */
+  rules: text('rules').notNull().default(''),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * Invite links (registration/invites-repository.ts). Only the SHA-256 of the code is kept: the code
+ * is shown once, to the person who made it. `uses` counts the accounts made with it, moved in
+ * the same transaction that makes the account, so a one-use invite makes one account.
+ */
+export const invites = sqliteTable(
+  'invites',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    codeHash: text('code_hash').notNull(),
+    createdBy: integer('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    maxUses: integer('max_uses').notNull(),
+    uses: integer('uses').notNull().default(0),
+    revokedAt: integer('revoked_at'),
+    /**
+     * Why it was withdrawn (migration 0026): 'by_hand' (its maker or an operator), 'maker_suspended',
+     * 'maker_removed', or 'members_off' (an operator turned "Members can invite" off).
+     */
+    revokedReason: text('revoked_reason'),
+    /** Whether its maker was an operator when they made it: turning "Members can invite" off withdraws the others. */
+    byOperator: integer('by_operator').notNull().default(0),
+  },
+  (t) => [uniqueIndex('invites_code_hash_unique').on(t.codeHash), index('invites_created_by_idx').on(t.createdBy, t.createdAt)],
+);

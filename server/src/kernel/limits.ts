@@ -1,0 +1,10 @@
+/**
+ * Lengths the API enforces on user text, in characters. The web app reads them from
+ * /config.json (web/public-config.ts) rather than keeping copies.
+ */
+export const CAPTION_MAX_LENGTH = 2200;
+export const COMMENT_MAX_LENGTH = 500;
+/** A photo's description for people who cannot see it (posts.alt_text). */
+export const ALT_TEXT_MAX_LENGTH = 1500;
+/** Photos in one post: an album holds 1 to this many (docs/api.md, "Albums"). */
+export const ALBUM_MAX_PHOTOS = 10;

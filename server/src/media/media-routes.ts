@@ -1,0 +1,174 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { IdParam } from '../contract/api-shapes.js';
+import { CreatedPost, Deleted, PresignedUpload, StorageUse, UploadReceived } from '../contract/answers.js';
+import { ErrorBody, notFound } from '../kernel/errors.js';
+import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
+import type { MediaService } from './media-service.js';
+
+export interface MediaRoutesOptions {
+  service: MediaService;
+}
+
+/**
+ * The error answers of the /api routes here, all `{ error, message }` (errors.ts): 4xx the
+ * client's (401, 403 incl. a suspended account, 404, 409, 413, 415, 422, 429 past the write
+ * budget); 5xx ours (503 busy with Retry-After from create-post, 500 anything else).
+ */
+const apiErrors = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
+const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|medium|thumb)\.webp$/;
+
+// The writes here share the API's per-user write budget, which kernel/security.ts
+// sets on every write route under /api/ (one mechanism, in one place).
+const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service }) => {
+  const fastify = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+  fastify.post(
+    '/api/presign-upload',
+    {
+      // onRequest, as every /api route (api.ts): no token, a 401 before any body is read.
+      onRequest: fastify.authenticate,
+      schema: {
+        body: Type.Object(
+          {
+            fileName: Type.String({ minLength: 1, maxLength: 255 }),
+            fileType: Type.String({ minLength: 1, maxLength: 255 }),
+            isProfilePicture: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: PresignedUpload,
+          ...apiErrors,
+        },
+      },
+    },
+    async (request) => service.presignUpload(request.user, request.body.fileType, request.body.isProfilePicture === true),
+  );
+
+  fastify.post(
+    '/api/create-post',
+    {
+      onRequest: fastify.authenticate,
+      schema: {
+        body: Type.Object(
+          {
+            /** One photo (the spec's call); or `photos` for an album, never both. */
+            s3Key: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            /**
+             * An album: 1 to ALBUM_MAX_PHOTOS (kernel/limits.ts) uploads in the order shown, each with
+             * its own description. The schema lets a few more through so the answer says the limit
+             * in words (media-service.ts) rather than as a schema error.
+             */
+            photos: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    s3Key: Type.String({ minLength: 1, maxLength: 200 }),
+                    altText: Type.Optional(Type.String({ maxLength: 20_000 })),
+                  },
+                  { additionalProperties: false },
+                ),
+                { maxItems: 50, description: `1 to ${ALBUM_MAX_PHOTOS} photos, in order; more are refused with 400.` },
+              ),
+            ),
+            caption: Type.Optional(Type.String()),
+            /** The photo described for people who cannot see it (ALT_TEXT_MAX_LENGTH, checked after cleaning). */
+            altText: Type.Optional(Type.String({ maxLength: 20_000 })),
+            isAnonymous: Type.Optional(Type.Boolean()),
+            isProfilePicture: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          // A post as every feed shows it to its author, or a new profile picture's address.
+          201: CreatedPost,
+          ...apiErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await service.createPost(request.user, request.body);
+      // A post comes as the page writer's JSON text (posts/page-json.ts), sent as it is.
+      if ('json' in created) return (reply as FastifyReply).code(201).type('application/json; charset=utf-8').send(created.json);
+      return reply.code(201).send(created);
+    },
+  );
+
+  fastify.get(
+    '/api/storage',
+    {
+      onRequest: fastify.authenticate,
+      schema: { response: { 200: StorageUse, ...apiErrors } },
+    },
+    async (request) => service.storage(request.user),
+  );
+
+  fastify.delete(
+    '/api/post',
+    {
+      onRequest: fastify.authenticate,
+      schema: {
+        querystring: Type.Object({ postId: IdParam }),
+        response: { 200: Deleted, ...apiErrors },
+      },
+    },
+    async (request) => {
+      return service.deletePost(request.user, Number(request.query.postId));
+    },
+  );
+
+  // Processed images only; the strict pattern leaves no room for traversal, and raw uploads have no route.
+  fastify.get('/media/*', { config: { rateLimit: false } }, async (request, reply) => {
+    const path = (request.params as { '*': string })['*'];
+    const match = MEDIA_PATH.exec(path);
+    if (!match) throw notFound('No such image.');
+    const key = `media/${match[1]}/${match[2]}.webp`;
+    const found = await service.openMedia(key);
+    if (!found) throw notFound('No such image.');
+    return reply
+      .header('content-type', 'image/webp')
+      .header('content-length', found.size)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(found.stream);
+  });
+
+  // The local driver's presigned PUT. Its own context, so the body parser that
+  // leaves the stream untouched applies to this route only.
+  await fastify.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: IncomingMessage, done: (err: null) => void) =>
+      done(null),
+    );
+    // Rate-limited per client address before the body is read (kernel/security.ts).
+    scope.withTypeProvider<TypeBoxTypeProvider>().put(
+      '/uploads/:userId/:uploadId',
+      {
+        schema: {
+          params: Type.Object({
+            userId: Type.String({ pattern: '^\\d{1,15}$' }),
+            uploadId: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+          }),
+          querystring: Type.Object({
+            ct: Type.String({ maxLength: 255 }),
+            exp: Type.String({ maxLength: 20 }),
+            sig: Type.String({ maxLength: 100 }),
+          }),
+          response: { 200: UploadReceived, '4xx': ErrorBody },
+        },
+      },
+      async (request) =>
+        service.receiveUpload({
+          key: `uploads/${request.params.userId}/${request.params.uploadId}`,
+          ...request.query,
+          contentType: request.headers['content-type'],
+          contentLength: request.headers['content-length'],
+          body: request.raw,
+        }),
+    );
+  });
+};
+
+export default mediaRoutes;

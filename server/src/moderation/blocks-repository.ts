@@ -1,0 +1,150 @@
+import type Database from 'better-sqlite3';
+import { badRequest, notFound } from '../kernel/errors.js';
+import { createLiveUserCheck } from '../kernel/live-user.js';
+import { createCounters } from '../kernel/counters.js';
+import type { PostsRepository } from '../posts/posts-repository.js';
+
+/** One block as its maker sees it: no name when it was made on an anonymous post. */
+export interface BlockRow {
+  blockId: number;
+  username: string | null;
+  pictureKey: string | null;
+  createdAt: number;
+}
+
+/**
+ * Blocking; the rule is docs/api.md's "Blocks and anonymity".
+ *
+ * A block by name (post_id null) hides each person's named posts, their comments shown with
+ * their name, and their profile from the other in every feed, profile, search, list and
+ * bell (the read statements check the blocks table; a viewer with users.block_count = 0
+ * skips those checks), forbids follows, likes and comments on named posts between them, and
+ * removes a follow either way, with its counters, in the same transaction. It never changes
+ * which anonymous posts either of them sees.
+ *
+ * A block made as "the author of this post" on an anonymous post (post_id set) hides that one
+ * post from its maker and nothing else: not the author's name, profile, other posts, comments,
+ * follows or notifications, since any of those vanishing would tell the maker who wrote it, or
+ * which other anonymous posts are by the same person. Its author can no longer like or comment
+ * on the maker's named posts, nor follow them.
+ */
+export function createBlocksRepository(sqlite: Database.Database, posts: PostsRepository) {
+  const target = sqlite.prepare<[string], { id: number }>(
+    'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
+  );
+  const existingNamed = sqlite.prepare<{ blocker: number; blocked: number }, { id: number; viaAnonymousPost: number }>(
+    'SELECT id, via_anonymous_post AS viaAnonymousPost FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked AND post_id IS NULL',
+  );
+  const blockedMe = sqlite.prepare<{ blocker: number; blocked: number }, number>(
+    'SELECT 1 FROM blocks WHERE blocker_id = @blocker AND blocked_id = @blocked AND post_id IS NULL',
+  ).pluck();
+  const insertNamed = sqlite.prepare<{ blocker: number; blocked: number; now: number }>(
+    'INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, created_at) VALUES (@blocker, @blocked, 0, @now)',
+  );
+  const insertForPost = sqlite.prepare<{ blocker: number; blocked: number; post: number; now: number }>(
+    `INSERT INTO blocks (blocker_id, blocked_id, via_anonymous_post, post_id, created_at) VALUES (@blocker, @blocked, 1, @post, @now)
+     ON CONFLICT DO NOTHING`,
+  );
+  const makeNamed = sqlite.prepare<[number]>('UPDATE blocks SET via_anonymous_post = 0 WHERE id = ?');
+  const remove = sqlite.prepare<[number]>('DELETE FROM blocks WHERE id = ?');
+  const countBoth = sqlite.prepare<{ a: number; b: number; delta: number }>(
+    'UPDATE users SET block_count = block_count + @delta WHERE id IN (@a, @b)',
+  );
+  // A block of an anonymous post changes only what its maker's pages read, so only theirs counts it.
+  const countOne = sqlite.prepare<{ a: number; delta: number }>('UPDATE users SET block_count = block_count + @delta WHERE id = @a');
+  // A follow either way goes, with the counters it moved (as follows-repository.ts's unfollow).
+  const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
+    'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
+  ).pluck();
+  // A waiting follow request either way goes too (docs/api.md, "Private accounts").
+  const request = sqlite.prepare<{ a: number; b: number }>(
+    'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
+  );
+  // What either made on the other's things stops notifying, and comes back when the block is lifted (counters.ts).
+  const counters = createCounters(sqlite);
+  const live = createLiveUserCheck(sqlite);
+  const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
+    SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
+      b.via_anonymous_post AS viaAnonymousPost
+    FROM blocks b JOIN users u ON u.id = b.blocked_id
+    WHERE b.blocker_id = ? AND u.deleted_at IS NULL
+    ORDER BY b.created_at DESC, b.id DESC`);
+  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number; postId: number | null }>(
+    'SELECT id, blocked_id AS blockedId, post_id AS postId FROM blocks WHERE id = @id AND blocker_id = @blocker',
+  );
+
+  const addNamed = (blocker: number, blocked: number): void => {
+    const found = existingNamed.get({ blocker, blocked });
+    if (found) {
+      // Blocked again by name: from now on they may be shown by name in the list.
+      if (found.viaAnonymousPost === 1) makeNamed.run(found.id);
+      return;
+    }
+    counters.blockNotified(blocker, blocked, -1);
+    insertNamed.run({ blocker, blocked, now: Date.now() });
+    countBoth.run({ a: blocker, b: blocked, delta: 1 });
+    for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
+      if (follow.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
+    }
+    request.run({ a: blocker, b: blocked });
+  };
+
+  const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
+    live.assert(blocker);
+    const row = own.get({ id: blockId, blocker });
+    if (!row) return false;
+    remove.run(row.id);
+    if (row.postId !== null) {
+      countOne.run({ a: blocker, delta: -1 });
+      return true;
+    }
+    countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
+    counters.blockNotified(blocker, row.blockedId, 1);
+    return true;
+  });
+
+  const byName = sqlite.transaction((me: number, username: string, block: boolean) => {
+    live.assert(me);
+    const other = namedTarget(me, username);
+    if (block) return addNamed(me, other);
+    const row = existingNamed.get({ blocker: me, blocked: other });
+    if (row) lift(row.id, me);
+  });
+  const authorOf = sqlite.transaction((me: number, postId: number) => {
+    live.assert(me);
+    const post = posts.findVisible(postId, me);
+    if (!post) throw notFound('This post does not exist.');
+    if (post.userId === me) throw badRequest('This is your own post.');
+    if (post.isAnonymous === 0) return addNamed(me, post.userId);
+    // This post only: hiding the author's other anonymous posts would link them to this one.
+    if (insertForPost.run({ blocker: me, blocked: post.userId, post: post.id, now: Date.now() }).changes === 1) {
+      countOne.run({ a: me, delta: 1 });
+    }
+  });
+
+  /** Someone the caller may block by name: they exist for the caller (see users-repository's publicProfile). */
+  function namedTarget(me: number, username: string): number {
+    const user = target.get(username);
+    const hidden =
+      user && (blockedMe.get({ blocker: user.id, blocked: me }) !== undefined || existingNamed.get({ blocker: me, blocked: user.id })?.viaAnonymousPost === 1);
+    if (!user || hidden) throw notFound(`There is no user named "${username}".`);
+    if (user.id === me) throw badRequest('You cannot block yourself.');
+    return user.id;
+  }
+
+  return {
+    blockByName: (me: number, username: string) => byName.immediate(me, username, true),
+    unblockByName: (me: number, username: string) => byName.immediate(me, username, false),
+    /** Blocks the author of a post the caller can see; the answer never says who it is. */
+    blockAuthorOf: (me: number, postId: number) => authorOf.immediate(me, postId),
+    /** false when the caller has no block with this id. */
+    unblock: (blockId: number, me: number) => lift.immediate(blockId, me),
+    list(me: number): BlockRow[] {
+      return list.all(me).map(({ viaAnonymousPost, ...row }) =>
+        viaAnonymousPost === 1 ? { ...row, username: null, pictureKey: null } : row,
+      );
+    },
+  };
+}
+
+export type BlocksRepository = ReturnType<typeof createBlocksRepository>;
