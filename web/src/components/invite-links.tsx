@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import form from '@/components/form.module.css';
 import rows from '@/components/rows.module.css';
-import { SaveStatus } from '@/components/status';
+import { SaveStatus, type SaveState } from '@/components/status';
 import { createInvite, getInvites, type Invite, type NewInvite, revokeInvite } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
@@ -45,7 +45,7 @@ export function InviteLinks() {
   const [hours, setHours] = useState(24 * 7);
   const [uses, setUses] = useState(1);
   const [made, setMade] = useState<NewInvite | null>(null);
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [status, setStatus] = useState<SaveState | null>(null);
   const submit = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   const load = useCallback(async () => {

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import form from '@/components/form.module.css';
-import { makePasswordReset } from '@/lib/api/moderation';
+import { makePasswordReset, type ResetLink } from '@/lib/api/moderation';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './password-reset.module.css';
 
@@ -14,7 +14,7 @@ import styles from './password-reset.module.css';
 export function PasswordReset() {
   const [username, setUsername] = useState('');
   const submit = useSubmit('The link could not be made. Please try again.');
-  const [made, setMade] = useState<{ username: string; url: string; expiresAt: string; emailed: boolean } | null>(null);
+  const [made, setMade] = useState<(ResetLink & { username: string }) | null>(null);
   const [copied, setCopied] = useState(false);
   const inputId = useId();
   const linkId = useId();

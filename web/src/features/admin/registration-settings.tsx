@@ -4,7 +4,7 @@ import { InviteLinks } from '@/components/invite-links';
 import form from '@/components/form.module.css';
 import page from '@/components/page.module.css';
 import rows from '@/components/rows.module.css';
-import { ErrorMessage, Loading, SaveStatus } from '@/components/status';
+import { ErrorMessage, Loading, SaveStatus, type SaveState } from '@/components/status';
 import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
@@ -64,7 +64,7 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const [name, setName] = useState(instance.name);
   const [description, setDescription] = useState(instance.description);
   const [rules, setRules] = useState(instance.rules.join('\n'));
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [status, setStatus] = useState<SaveState | null>(null);
   const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
@@ -129,7 +129,7 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const id = useId();
   const [mode, setMode] = useState<RegistrationMode>(instance.registrationMode);
   const [membersCanInvite, setMembersCanInvite] = useState(instance.membersCanInvite);
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  const [status, setStatus] = useState<SaveState | null>(null);
   const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {

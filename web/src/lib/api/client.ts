@@ -1,6 +1,7 @@
 // The transport of every API call: the bearer token, the join headers, and what a refusal does to
 // the session (401 ends it; approval mode and a refused sign-up block the app). The area files
-// beside this one (posts.ts, feeds.ts, ...) hold the calls; components call those, never fetch.
+// beside this one (posts.ts, feeds.ts, ...) hold the calls, each answer typed from its schema in
+// server/src/contract/; components call those, never fetch.
 import { arrived, takeEarly } from '@/lib/api/early';
 import { getConfig } from '@/lib/config';
 import { firstPage, type ApiHost, type ListCall } from '@/lib/first-requests';

@@ -1,14 +1,18 @@
 // The lists of posts: Discover, the Following Feed, the own profile and someone's profile, each
 // paged, its first page possibly brought early by index.html (client.ts, `paged`).
 import { paged, request } from '@/lib/api/client';
-import type { Post } from '@/lib/api/posts';
 import { apiPaths, LISTS } from '@/lib/first-requests';
-import type { OwnProfileView as UserPosts, UserProfileView as ViewedUser } from '@server/api-shapes';
+import type * as answers from '@server/contract/answers';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
 
-export type { UserPosts, ViewedUser };
+/** The own profile with a page of its posts. */
+export type UserPosts = Static<typeof shapes.OwnProfile>;
+/** Someone's profile with a page of their posts. */
+export type ViewedUser = Static<typeof shapes.UserProfile>;
 
-export const discoverPosts = paged<Post[]>(LISTS.discoverPosts);
-export const followFeed = paged<Post[]>(LISTS.followFeed);
+export const discoverPosts = paged<Static<typeof answers.Posts>>(LISTS.discoverPosts);
+export const followFeed = paged<Static<typeof answers.Posts>>(LISTS.followFeed);
 /** The signed-in user's own profile, with a page of their posts. */
 export const ownProfile = paged<UserPosts>(LISTS.ownProfile);
 /** The signed-in user's name, e-mail and picture (the own profile with one post), for the navigation bar. */

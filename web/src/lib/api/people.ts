@@ -4,10 +4,17 @@ import { ApiError, request } from '@/lib/api/client';
 import { upload } from '@/lib/api/uploads';
 import { getConfig } from '@/lib/config';
 import { getToken } from '@/lib/session';
-import type { MeView as Me, PrivacyView as Privacy, ProfileMatchView as ProfileResult } from '@server/api-shapes';
+import type * as answers from '@server/contract/answers';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
 
-export type { Me, Privacy, ProfileResult };
+export type Me = Static<typeof shapes.Me>;
+export type Privacy = Static<typeof shapes.Privacy>;
+export type ProfileResult = Static<typeof shapes.ProfileMatch>;
+/** Bytes the caller's images take and their quota (0: no limit). */
+export type StorageUse = Static<typeof answers.StorageUse>;
 
+/** What the sign-in provider's user-info endpoint says (not this server's answer, so not in its contract). */
 export interface UserInfo {
   username: string | null;
   email: string | null;
@@ -28,7 +35,7 @@ export async function fetchUserInfo(): Promise<UserInfo> {
 }
 
 export const syncUser = () =>
-  request<{ username: string; email: string | null; profilePictureUrl: string | null }>('/api/sync-users', {
+  request<Static<typeof answers.SyncedUser>>('/api/sync-users', {
     method: 'POST',
     host: 'second',
   });
@@ -37,7 +44,7 @@ export const syncUser = () =>
 export const getMe = (signal?: AbortSignal) => request<Me>('/api/me', { signal });
 
 export const searchProfiles = (username: string) =>
-  request<ProfileResult[]>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
+  request<Static<typeof answers.ProfileMatches>>(`/api/search-profiles?username=${encodeURIComponent(username)}`, { credentials: 'include' });
 
 /** docs/api.md, "Private accounts". */
 export const setPrivacy = (isPrivate: boolean) => request<Privacy>('/api/account/privacy', { method: 'PUT', body: { isPrivate } });
@@ -45,9 +52,9 @@ export const setPrivacy = (isPrivate: boolean) => request<Privacy>('/api/account
 export async function changeProfilePicture(
   file: File,
   onProgress?: (fraction: number) => void,
-): Promise<{ profilePictureUrl: string }> {
+): Promise<Static<typeof answers.ProfilePictureSet>> {
   const s3Key = await upload(file, true, onProgress);
-  return request<{ profilePictureUrl: string }>('/api/create-post', {
+  return request<Static<typeof answers.ProfilePictureSet>>('/api/create-post', {
     method: 'POST',
     body: { s3Key, isProfilePicture: true },
   });
@@ -55,11 +62,10 @@ export async function changeProfilePicture(
 
 /** Changes the own password (embedded provider): answers a new token for this session, every other one ends (docs/api.md, "Passwords"). */
 export const changePassword = (currentPassword: string, newPassword: string) =>
-  request<{ accessToken: string; expiresIn: number }>('/api/account/password', { method: 'PUT', body: { currentPassword, newPassword } });
+  request<Static<typeof answers.PasswordChanged>>('/api/account/password', { method: 'PUT', body: { currentPassword, newPassword } });
 
-/** Bytes the caller's images take and their quota (0: no limit). */
-export const getStorage = () => request<{ usedBytes: number; quotaBytes: number }>('/api/storage');
+export const getStorage = () => request<StorageUse>('/api/storage');
 
 /** Removes the caller's account and everything in it; the body names it again as confirmation. */
 export const deleteAccount = (confirmUsername: string) =>
-  request<{ deleted: true }>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+  request<Static<typeof answers.Deleted>>('/api/account', { method: 'DELETE', body: { confirmUsername } });

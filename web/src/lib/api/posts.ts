@@ -2,9 +2,14 @@
 // "Editing a post"). Feeds and profiles, which list posts, are feeds.ts.
 import { request } from '@/lib/api/client';
 import { upload } from '@/lib/api/uploads';
-import type { PhotoView as Photo, PostEditView as PostEdit, PostVersionView as PostVersion, PostView as Post } from '@server/api-shapes';
+import type * as answers from '@server/contract/answers';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
 
-export type { Photo, Post, PostEdit, PostVersion };
+export type Photo = Static<typeof shapes.Photo>;
+export type Post = Static<typeof shapes.Post>;
+export type PostEdit = Static<typeof shapes.PostEdit>;
+export type PostVersion = Static<typeof shapes.PostVersion>;
 
 export async function createPost(
   file: File,
@@ -51,7 +56,7 @@ export async function createAlbum(
 }
 
 export const deletePost = (postId: number) =>
-  request<{ deleted: boolean }>(`/api/post?postId=${postId}`, { method: 'DELETE' });
+  request<Static<typeof answers.Deleted>>(`/api/post?postId=${postId}`, { method: 'DELETE' });
 
 /** The author describes a photo anew, by its place (0 the first; '' takes the description away): an edit, as editPost's. */
 export const updateAltText = (postId: number, altText: string, index = 0) =>
@@ -65,4 +70,4 @@ export const editPost = (
   request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: changes });
 
 /** A post's text now and before each edit, newest first. */
-export const getPostVersions = (postId: number) => request<PostVersion[]>(`/api/post-versions?postId=${postId}`);
+export const getPostVersions = (postId: number) => request<Static<typeof answers.PostVersions>>(`/api/post-versions?postId=${postId}`);

@@ -1,15 +1,16 @@
 // The server's own page and who may join (docs/registration.md): its details, which anyone may
 // read, the operator's settings and join requests, and invites.
 import { ApiError, baseUrl, request } from '@/lib/api/client';
-import type {
-  InstanceView as Instance,
-  InviteViewShape as Invite,
-  JoinRequestShape as JoinRequest,
-  NewInviteView as NewInvite,
-  RegistrationModeValue as RegistrationMode,
-} from '@server/api-shapes';
+import type * as answers from '@server/contract/answers';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
 
-export type { Instance, Invite, JoinRequest, NewInvite, RegistrationMode };
+export type Instance = Static<typeof shapes.Instance>;
+export type Invite = Static<typeof shapes.InviteView>;
+export type JoinRequest = Static<typeof shapes.JoinRequestView>;
+export type NewInvite = Static<typeof shapes.NewInvite>;
+export type RegistrationMode = Static<typeof shapes.RegistrationModeName>;
+type Done = Static<typeof answers.Done>;
 
 /** GET /api/instance needs no token: asked without one, so a signed-out page can call it. */
 export async function getInstance(signal?: AbortSignal): Promise<Instance> {
@@ -25,14 +26,13 @@ export interface InstanceChange {
   registrationMode?: RegistrationMode;
   membersCanInvite?: boolean;
 }
-type Done = { done: true };
 export const updateInstance = (change: InstanceChange) => request<Instance>('/api/admin/instance', { method: 'PUT', body: change });
-export const getJoinRequests = () => request<{ requests: JoinRequest[] }>('/api/admin/join-requests');
+export const getJoinRequests = () => request<Static<typeof answers.JoinRequests>>('/api/admin/join-requests');
 export const approveJoin = (username: string) =>
   request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/approve`, { method: 'POST', body: {} });
 export const rejectJoin = (username: string) =>
   request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/reject`, { method: 'POST', body: {} });
-export const getInvites = () => request<{ invites: Invite[] }>('/api/invites');
+export const getInvites = () => request<Static<typeof answers.Invites>>('/api/invites');
 export const createInvite = (expiresInHours: number, maxUses: number) =>
   request<NewInvite>('/api/invites', { method: 'POST', body: { expiresInHours, maxUses } });
 export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, { method: 'DELETE', body: {} });

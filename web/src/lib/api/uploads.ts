@@ -2,10 +2,12 @@
 // (docs/architecture.md, "Upload"). What the upload becomes (a post, an album, a profile picture)
 // is the area's call: posts.ts and people.ts.
 import { ApiError, request } from '@/lib/api/client';
+import type * as answers from '@server/contract/answers';
+import type { Static } from 'typebox';
 
 /** Presigns and sends the file; answers the storage key that create-post names it by. */
 export async function upload(file: File, isProfilePicture: boolean, onProgress?: (fraction: number) => void): Promise<string> {
-  const { uploadUrl, s3Key } = await request<{ uploadUrl: string; s3Key: string }>('/api/presign-upload', {
+  const { uploadUrl, s3Key } = await request<Static<typeof answers.PresignedUpload>>('/api/presign-upload', {
     method: 'POST',
     body: isProfilePicture
       ? { fileName: file.name, fileType: file.type, isProfilePicture: true }
