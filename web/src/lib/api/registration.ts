@@ -18,14 +18,8 @@ export async function getInstance(signal?: AbortSignal): Promise<Instance> {
   if (!res.ok) throw new ApiError(res.status, `The server's details could not be loaded (${res.status}).`);
   return (await res.json()) as Instance;
 }
-export interface InstanceChange {
-  name?: string;
-  description?: string;
-  /** One rule a line. */
-  rules?: string;
-  registrationMode?: RegistrationMode;
-  membersCanInvite?: boolean;
-}
+/** What an operator may change (the server's body schema), the mode narrowed to the modes there are. */
+export type InstanceChange = Omit<Static<typeof answers.InstanceChange>, 'registrationMode'> & { registrationMode?: RegistrationMode };
 export const updateInstance = (change: InstanceChange) => request<Instance>('/api/admin/instance', { method: 'PUT', body: change });
 export const getJoinRequests = () => request<Static<typeof answers.JoinRequests>>('/api/admin/join-requests');
 export const approveJoin = (username: string) =>
