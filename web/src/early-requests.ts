@@ -2,13 +2,13 @@
 // before the app's JavaScript has arrived: with a session, the API calls the opened screen
 // starts with (the screen table, app/screens.ts) are sent at once, so their answers are usually here by
 // the time the app renders, and the app's first render can be the whole screen instead of a
-// Loading placeholder (lib/early.ts takes them). On a feed, the first photo, the screen's
+// Loading placeholder (lib/api/early.ts takes them). On a feed, the first photo, the screen's
 // largest paint, starts loading as soon as the page's answer names it; on a profile, the first
 // row of thumbnails; on the operator's page, the first reported photo. On a screen with
 // dates, the browser's date formatting is set up meanwhile (app/screens.ts, showsDates).
 //
 // It reads only what the page already has (the token in sessionStorage, the run-time config
-// the server inlined as #app-config, parsed here once for the app too: lib/config.ts) and sends each request exactly as lib/api.ts would. A
+// the server inlined as #app-config, parsed here once for the app too: lib/config.ts) and sends each request exactly as lib/api/client.ts would. A
 // refused or failed answer is dropped: the app then asks again and handles it as usual.
 import { firstRequests, showsDates } from '@/app/screens';
 import { inlineConfig } from '@/lib/config';

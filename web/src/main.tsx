@@ -2,7 +2,7 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
 import { preloadOpenedScreen } from '@/app/router';
-import { earlyAnswers } from '@/lib/api';
+import { earlyAnswers } from '@/lib/api/early';
 import { inlineConfig, loadConfig } from '@/lib/config';
 import { pageSettled } from '@/lib/page-settled';
 import { consumeRedirectFragment } from '@/lib/session';
@@ -32,7 +32,7 @@ const EARLY_WAIT_MS = 500;
 
 function start() {
   // The opened screen's chunk (index.html names it up front) and the answers to its first API
-  // calls (sent by index.html before this code arrived, lib/api.ts keeps them) are usually here by now:
+  // calls (sent by index.html before this code arrived, lib/api/early.ts keeps them) are usually here by now:
   // the first render is then the whole screen, not a Loading placeholder followed a moment
   // later by a second render. If the chunk cannot load, the lazy route shows the error; if
   // the API is slow, the screen renders after EARLY_WAIT_MS and shows Loading until it answers.

@@ -20,7 +20,7 @@ function SignedInLayout() {
   useInactivityLogout();
   const { me } = useMe();
   const joinBlock = useJoinBlock();
-  // Approval mode: nothing of the app works for an account an operator has not let in (lib/api.ts sets it).
+  // Approval mode: nothing of the app works for an account an operator has not let in (lib/api/client.ts sets it).
   if (joinBlock) return <JoinWaiting block={joinBlock} />;
   return (
     <>

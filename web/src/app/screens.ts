@@ -22,7 +22,7 @@ export interface Screen {
   title: string | ((params: Params) => string);
   /**
    * The API call it opens with, sent by index.html before the app's code arrives and taken by the
-   * app's own first call (lib/api.ts), with what of its answer to preload as the largest paint.
+   * app's own first call (lib/api/client.ts), with what of its answer to preload as the largest paint.
    */
   first?: (params: Params) => FirstRequest;
   /** Shows dates: index.html sets up the browser's date formatting while the network is waited for. */

@@ -1,8 +1,9 @@
 import { useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
-import * as api from '@/lib/api';
+import { type PostEdit, updateAltText } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
+import { useSubmit } from '@/lib/use-submit';
 
 interface EditAltTextProps {
   postId: number;
@@ -11,15 +12,14 @@ interface EditAltTextProps {
   /** An album's photo count: the title then says which photo it is. */
   of?: number;
   current: string;
-  onSaved: (edit: api.PostEdit) => void;
+  onSaved: (edit: PostEdit) => void;
   onClose: () => void;
 }
 
 /** The author describes their photo afterwards (an empty text takes the description away). */
 export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onClose }: EditAltTextProps) {
   const [text, setText] = useState(current);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('The description could not be saved. Please try again.');
   const id = useId();
   const max = getConfig().limits.altTextMaxLength;
   return (
@@ -29,16 +29,10 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
           className={modal.form}
           onSubmit={async (e) => {
             e.preventDefault();
-            if (busy) return;
-            setBusy(true);
-            setError(null);
-            try {
-              onSaved(await api.updateAltText(postId, text.trim(), index));
+            await submit.run(async () => {
+              onSaved(await updateAltText(postId, text.trim(), index));
               close();
-            } catch (err) {
-              setError(err instanceof api.ApiError ? err.message : 'The description could not be saved. Please try again.');
-              setBusy(false);
-            }
+            });
           }}
         >
           <label htmlFor={id} className={modal.label}>
@@ -48,7 +42,7 @@ export function EditAltTextDialog({ postId, index = 0, of, current, onSaved, onC
           <p className={modal.hint}>
             Read aloud to people who cannot see the photo. Say what is in it: the beer, the place, the mood. {text.length}/{max}
           </p>
-          <ModalFormFooter error={error} busy={busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
+          <ModalFormFooter error={submit.error} busy={submit.busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}
     </Modal>

@@ -3,12 +3,13 @@ import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { PostCard } from '@/components/post-card';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
-import type { PagedCall, Post } from '@/lib/api';
+import type { PagedCall } from '@/lib/api/client';
+import type { Post } from '@/lib/api/posts';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
 
 interface FeedProps {
-  /** The feed's pages (lib/api.ts), the first one index.html's early answer if it has one. */
+  /** The feed's pages (lib/api/feeds.ts), the first one index.html's early answer if it has one. */
   list: PagedCall<Post[]>;
   emptyTitle: string;
   emptyText: string;

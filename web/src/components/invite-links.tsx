@@ -1,8 +1,11 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
-import type { Invite, NewInvite } from '@/lib/api';
+import form from '@/components/form.module.css';
+import rows from '@/components/rows.module.css';
+import { SaveStatus, type SaveState } from '@/components/status';
+import { createInvite, getInvites, type Invite, type NewInvite, revokeInvite } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './invite-links.module.css';
 
 const EXPIRY: { hours: number; label: string }[] = [
@@ -42,12 +45,12 @@ export function InviteLinks() {
   const [hours, setHours] = useState(24 * 7);
   const [uses, setUses] = useState(1);
   const [made, setMade] = useState<NewInvite | null>(null);
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<SaveState | null>(null);
+  const submit = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   const load = useCallback(async () => {
     try {
-      setInvites((await api.getInvites()).invites);
+      setInvites((await getInvites()).invites);
     } catch (err) {
       setStatus({ error: true, text: message(err) });
     }
@@ -57,31 +60,24 @@ export function InviteLinks() {
   }, [load]);
 
   async function run(action: () => Promise<unknown>) {
-    setBusy(true);
-    try {
-      await action();
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    await submit.run(action);
+    await load();
   }
 
   return (
     <>
       <form
-        className={styles.card}
+        className={form.card}
         onSubmit={(e) => {
           e.preventDefault();
           setStatus(null);
-          void run(async () => setMade(await api.createInvite(hours, uses)));
+          void run(async () => setMade(await createInvite(hours, uses)));
         }}
       >
         <div className={styles.pair}>
-          <label className={styles.label}>
+          <label className={`${form.label} ${form.field}`}>
             Expires after
-            <select className={styles.input} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
+            <select className={form.input} value={hours} onChange={(e) => setHours(Number(e.target.value))}>
               {EXPIRY.map((x) => (
                 <option key={x.hours} value={x.hours}>
                   {x.label}
@@ -89,9 +85,9 @@ export function InviteLinks() {
               ))}
             </select>
           </label>
-          <label className={styles.label}>
+          <label className={`${form.label} ${form.field}`}>
             Number of uses
-            <select className={styles.input} value={uses} onChange={(e) => setUses(Number(e.target.value))}>
+            <select className={form.input} value={uses} onChange={(e) => setUses(Number(e.target.value))}>
               {USES.map((n) => (
                 <option key={n} value={n}>
                   {n}
@@ -100,15 +96,15 @@ export function InviteLinks() {
             </select>
           </label>
         </div>
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <button type="submit" className={buttons.primary} disabled={submit.busy}>
           Create invite link
         </button>
         {made && (
           <div className={styles.made} role="status">
-            <label className={styles.label} htmlFor={`${id}-link`}>
+            <label className={`${form.label} ${form.field}`} htmlFor={`${id}-link`}>
               New invite link (shown once: copy it now)
             </label>
-            <input id={`${id}-link`} className={styles.input} readOnly value={made.url} onFocus={(e) => e.target.select()} />
+            <input id={`${id}-link`} className={form.input} readOnly value={made.url} onFocus={(e) => e.target.select()} />
             <button
               type="button"
               className={`${buttons.secondary} ${buttons.small}`}
@@ -118,22 +114,22 @@ export function InviteLinks() {
             </button>
           </div>
         )}
-        <Status status={status} />
+        <SaveStatus status={status} />
       </form>
       {invites === null ? null : invites.length === 0 ? (
-        <p className={styles.none}>No invite links yet.</p>
+        <p className={rows.none}>No invite links yet.</p>
       ) : (
-        <ul className={styles.rows} aria-label="Invite links">
+        <ul className={rows.rows} aria-label="Invite links">
           {invites.map((inv) => (
-            <li key={inv.id} className={styles.row}>
-              <div className={styles.rowText}>
+            <li key={inv.id} className={rows.row}>
+              <div className={rows.rowText}>
                 <strong>{stateLabel(inv)}</strong>
-                <span className={styles.meta}>
+                <span className={rows.meta}>
                   By {inv.createdBy} · used {inv.uses} · {inv.state === 'expired' ? 'expired' : 'expires'} {formatDate(inv.expires_at)}
                 </span>
               </div>
               {inv.state === 'active' && (
-                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={busy} onClick={() => void run(() => api.revokeInvite(inv.id))}>
+                <button type="button" className={`${buttons.secondary} ${buttons.small}`} disabled={submit.busy} onClick={() => void run(() => revokeInvite(inv.id))}>
                   Withdraw
                 </button>
               )}
@@ -142,14 +138,5 @@ export function InviteLinks() {
         </ul>
       )}
     </>
-  );
-}
-
-function Status({ status }: { status: { error: boolean; text: string } | null }) {
-  if (!status) return null;
-  return (
-    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
-      {status.text}
-    </p>
   );
 }

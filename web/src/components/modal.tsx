@@ -59,7 +59,7 @@ export function Modal({ title, onClose, children }: ModalProps) {
           <h2 id={titleId} className={styles.title}>
             {title}
           </h2>
-          <button type="button" className={styles.close} onClick={close} aria-label="Close">
+          <button type="button" className={`${buttons.round} ${styles.close}`} onClick={close} aria-label="Close">
             <CloseIcon size={20} />
           </button>
         </header>

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import { BackIcon } from '@/components/icons';
-import type { Photo } from '@/lib/api';
+import type { Photo } from '@/lib/api/posts';
 import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
 import styles from './photo-carousel.module.css';
 

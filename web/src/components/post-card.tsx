@@ -1,16 +1,20 @@
 import { memo, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
+import buttons from '@/components/button.module.css';
 import { CloseIcon, CommentIcon, FlagIcon, HeartIcon, MoreIcon, PencilIcon, ShareIcon, TrashIcon } from '@/components/icons';
 import { EditAltTextDialog } from '@/components/alt-text';
 import { PhotoCarousel } from '@/components/photo-carousel';
 import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { blockAuthorOf } from '@/lib/api/moderation';
+import { deletePost, type Post, type PostEdit } from '@/lib/api/posts';
+import { addComment, type Comment, deleteComment, getComments, getLikes, like, unlike } from '@/lib/api/social';
 import { getConfig } from '@/lib/config';
-import type { Comment, Post } from '@/lib/api';
 import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
 import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './post-card.module.css';
 
 interface PostCardProps {
@@ -34,9 +38,17 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const name = authorName(post);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
-  const [likeBusy, setLikeBusy] = useState(false);
+  const liking = useSubmit(async (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    // Out of step (liked in another tab, say): take the server's word for it.
+    try {
+      onChange({ ...post, ...(await getLikes(post.postid)) });
+    } catch (e) {
+      console.error(`Likes fetch failed: ${e instanceof ApiError ? e.status : e}`);
+    }
+  });
   const [comment, setComment] = useState('');
-  const [sending, setSending] = useState(false);
+  const sending = useSubmit((err) => console.error(err instanceof Error ? err.message : err));
   const [allComments, setAllComments] = useState<Comment[] | null>(null);
   const [shared, setShared] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -48,7 +60,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const [editing, setEditing] = useState(false);
   const [showHistory, setShowHistory] = useState(false);
   const altId = useId();
-  const applyEdit = (edit: api.PostEdit) =>
+  const applyEdit = (edit: PostEdit) =>
     onChange({
       ...post,
       caption: edit.caption,
@@ -63,45 +75,28 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
   const shownAlt = album ? (album[photoIndex]?.altText ?? '') : post.altText;
 
   async function toggleLike() {
-    if (likeBusy) return;
-    setLikeBusy(true);
-    try {
-      const state = post.likedByUser ? await api.unlike(post.postid) : await api.like(post.postid);
+    await liking.run(async () => {
+      const state = post.likedByUser ? await unlike(post.postid) : await like(post.postid);
       onChange({ ...post, ...state });
-    } catch (err) {
-      console.error(err instanceof Error ? err.message : err);
-      // Out of step (liked in another tab, say): take the server's word for it.
-      try {
-        onChange({ ...post, ...(await api.getLikes(post.postid)) });
-      } catch (e) {
-        console.error(`Likes fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
-      }
-    } finally {
-      setLikeBusy(false);
-    }
+    });
   }
 
   async function submitComment(e: React.FormEvent) {
     e.preventDefault();
     const text = comment.trim();
-    if (!text || sending) return;
-    setSending(true);
-    try {
-      const created = await api.addComment(post.postid, text);
+    if (!text) return;
+    await sending.run(async () => {
+      const created = await addComment(post.postid, text);
       setComment('');
       if (allComments) setAllComments([...allComments, created]);
       onChange({ ...post, comments: [...post.comments, created], commentCount: post.commentCount + 1 });
-    } catch (err) {
-      console.error(err instanceof Error ? err.message : err);
-    } finally {
-      setSending(false);
-    }
+    });
   }
 
   async function removeComment(c: Comment) {
     if (!window.confirm('Delete this comment?')) return;
     try {
-      await api.deleteComment(c.comment_id);
+      await deleteComment(c.comment_id);
       if (allComments) setAllComments(allComments.filter((x) => x.comment_id !== c.comment_id));
       onChange({
         ...post,
@@ -115,16 +110,16 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
 
   async function showAllComments() {
     try {
-      setAllComments(await api.getComments(post.postid));
+      setAllComments(await getComments(post.postid));
     } catch (e) {
-      console.error(`Comments fetch failed: ${e instanceof api.ApiError ? e.status : e}`);
+      console.error(`Comments fetch failed: ${e instanceof ApiError ? e.status : e}`);
     }
   }
 
   async function removePost() {
     if (!window.confirm('Delete this post? This cannot be undone.')) return;
     try {
-      await api.deletePost(post.postid);
+      await deletePost(post.postid);
       onDelete(post.postid);
     } catch (err) {
       console.error(err instanceof Error ? err.message : err);
@@ -138,10 +133,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       : `Block ${name}? You will not see each other's posts or comments (anonymous posts stay as they are, so they never tell whose they are), and neither can follow, like or comment on the other's posts.`;
     if (!window.confirm(question)) return;
     try {
-      await api.blockAuthorOf(post.postid);
+      await blockAuthorOf(post.postid);
       (onAuthorBlocked ?? ((p: Post) => onDelete(p.postid)))(post);
     } catch (err) {
-      window.alert(err instanceof api.ApiError ? err.message : 'Blocking failed. Please try again.');
+      window.alert(errorText(err, 'Blocking failed. Please try again.'));
     }
   }
 
@@ -186,10 +181,10 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
         </div>
         {post.isOwner ? (
           <>
-            <button type="button" className={`${styles.iconButton} ${styles.editButton}`} onClick={() => setEditing(true)} aria-label="Edit post" title="Edit post">
+            <button type="button" className={`${buttons.round} ${styles.iconButton} ${styles.editButton}`} onClick={() => setEditing(true)} aria-label="Edit post" title="Edit post">
               <PencilIcon size={20} />
             </button>
-            <button type="button" className={styles.iconButton} onClick={removePost} aria-label="Delete post" title="Delete post">
+            <button type="button" className={`${buttons.round} ${styles.iconButton}`} onClick={removePost} aria-label="Delete post" title="Delete post">
               <TrashIcon size={20} />
             </button>
           </>
@@ -277,7 +272,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             onClick={toggleLike}
             // A toggle: the name stays "Like" and aria-pressed says whether you do. Busy is
             // aria-disabled, not disabled, so keyboard focus stays on the button.
-            aria-disabled={likeBusy || undefined}
+            aria-disabled={liking.busy || undefined}
             aria-pressed={post.likedByUser}
             aria-label="Like"
           >
@@ -364,7 +359,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             onChange={(e) => setComment(e.target.value)}
             autoComplete="off"
           />
-          <button type="submit" disabled={!comment.trim() || sending}>
+          <button type="submit" disabled={!comment.trim() || sending.busy}>
             Post
           </button>
         </form>
@@ -417,7 +412,7 @@ function PostMenu({ blockLabel, onReport, onBlock }: { blockLabel: string; onRep
       <button
         ref={buttonRef}
         type="button"
-        className={styles.iconButton}
+        className={`${buttons.round} ${styles.iconButton}`}
         aria-label="More options"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}

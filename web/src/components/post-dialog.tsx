@@ -1,8 +1,9 @@
 import { useRef } from 'react';
+import buttons from '@/components/button.module.css';
 import { CloseIcon } from '@/components/icons';
 import { useModalDialog } from '@/components/modal';
 import { PostCard } from '@/components/post-card';
-import type { Post } from '@/lib/api';
+import type { Post } from '@/lib/api/posts';
 import styles from './post-dialog.module.css';
 
 interface PostDialogProps {
@@ -25,7 +26,7 @@ export function PostDialog({ post, onClose, onChange, onDelete }: PostDialogProp
       onClick={(e) => e.target === ref.current && ref.current.close()}
     >
       <div className={styles.inner}>
-        <button type="button" className={styles.close} onClick={() => ref.current?.close()} aria-label="Close">
+        <button type="button" className={`${buttons.round} ${styles.close}`} onClick={() => ref.current?.close()} aria-label="Close">
           <CloseIcon />
         </button>
         <PostCard

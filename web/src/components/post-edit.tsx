@@ -1,10 +1,10 @@
 import { useEffect, useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
-import * as api from '@/lib/api';
-import type { PostEdit, PostVersion } from '@/lib/api';
+import { editPost, getPostVersions, type PostEdit, type PostVersion } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 import { formatDate, formatTime } from '@/lib/format';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './post-edit.module.css';
 
 /** "Nov 27, 2026, 5:20 PM" in the browser's language. */
@@ -31,8 +31,7 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
   const album = post.photos && post.photos.length > 1 ? post.photos : null;
   const [caption, setCaption] = useState(post.caption);
   const [altTexts, setAltTexts] = useState(() => (album ? album.map((p) => p.altText) : [post.altText]));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('The post could not be saved. Please try again.');
   const ids = { caption: useId(), counter: useId(), alt: useId(), hint: useId() };
   const { captionMaxLength, altTextMaxLength } = getConfig().limits;
   const setAlt = (index: number, text: string) => setAltTexts((list) => list.map((a, i) => (i === index ? text : a)));
@@ -43,25 +42,20 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
           className={modal.form}
           onSubmit={async (e) => {
             e.preventDefault();
-            if (busy) return;
+            if (submit.busy) return;
             if (!caption.trim()) {
-              setError('The caption cannot be blank.');
+              submit.setError('The caption cannot be blank.');
               return;
             }
-            setBusy(true);
-            setError(null);
-            try {
+            await submit.run(async () => {
               onSaved(
-                await api.editPost(
+                await editPost(
                   post.postid,
                   album ? { caption, photos: altTexts.map((altText, index) => ({ index, altText })) } : { caption, altText: altTexts[0] ?? '' },
                 ),
               );
               close();
-            } catch (err) {
-              setError(err instanceof api.ApiError ? err.message : 'The post could not be saved. Please try again.');
-              setBusy(false);
-            }
+            });
           }}
         >
           <label htmlFor={ids.caption} className={modal.label}>
@@ -122,7 +116,7 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             Read aloud to people who cannot see the {album ? 'photos' : 'photo'}. The {album ? 'photos themselves stay' : 'photo itself stays'} as
             {album ? ' they are' : ' it is'}, and everyone who can see the post can see its earlier versions.
           </p>
-          <ModalFormFooter error={error} busy={busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
+          <ModalFormFooter error={submit.error} busy={submit.busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}
     </Modal>
@@ -135,9 +129,9 @@ export function PostHistoryDialog({ postId, onClose }: { postId: number; onClose
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    api.getPostVersions(postId).then(
+    getPostVersions(postId).then(
       (v) => live && setVersions(v),
-      (err: unknown) => live && setError(err instanceof api.ApiError ? err.message : 'The earlier versions could not be loaded.'),
+      (err: unknown) => live && setError(errorText(err, 'The earlier versions could not be loaded.')),
     );
     return () => {
       live = false;

@@ -3,7 +3,7 @@ import { AlbumIcon, CommentIcon, HeartIcon } from '@/components/icons';
 import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { ErrorMessage, Loading } from '@/components/status';
-import type { Post } from '@/lib/api';
+import type { Post } from '@/lib/api/posts';
 import { formatCount, photoAlt } from '@/lib/format';
 import type { PagedList } from '@/lib/use-paged-list';
 import styles from './post-grid.module.css';

@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import { Modal } from '@/components/modal';
-import * as api from '@/lib/api';
-import type { ReportReason } from '@/lib/api';
+import { Modal, ModalFormFooter } from '@/components/modal';
+import { report, type ReportReason } from '@/lib/api/moderation';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './modal.module.css';
 
 const REASONS: ReadonlyArray<{ value: ReportReason; label: string }> = [
@@ -25,23 +25,14 @@ interface ReportDialogProps {
 export function ReportDialog({ kind, id, onClose }: ReportDialogProps) {
   const [reason, setReason] = useState<ReportReason | null>(null);
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('The report could not be sent. Please try again.');
   const [thanks, setThanks] = useState<string | null>(null);
   const noteId = useId();
 
   async function send(e: React.FormEvent) {
     e.preventDefault();
-    if (!reason || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      setThanks((await api.report(kind, id, reason, note.trim())).message);
-    } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'The report could not be sent. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    if (!reason) return;
+    await submit.run(async () => setThanks((await report(kind, id, reason, note.trim())).message));
   }
 
   return (
@@ -81,19 +72,14 @@ export function ReportDialog({ kind, id, onClose }: ReportDialogProps) {
             onChange={(e) => setNote(e.target.value)}
           />
           <p className={styles.hint}>Only the operators of this server see your report. The author is not told who reported.</p>
-          {error && (
-            <p className={styles.error} role="alert">
-              {error}
-            </p>
-          )}
-          <div className={styles.buttons}>
-            <button type="button" className={buttons.secondary} onClick={close} disabled={busy}>
-              Cancel
-            </button>
-            <button type="submit" className={buttons.primary} disabled={!reason || busy}>
-              {busy ? 'Sending...' : 'Send report'}
-            </button>
-          </div>
+          <ModalFormFooter
+            error={submit.error}
+            busy={submit.busy}
+            onCancel={close}
+            submitLabel="Send report"
+            busyLabel="Sending..."
+            submitDisabled={!reason}
+          />
         </form>
         )
       }

@@ -47,3 +47,16 @@ export function ErrorMessage({ text, onRetry }: { text: string; onRetry?: () => 
     </div>
   );
 }
+
+/** What a form's last save did: a failure, or what was saved. */
+export type SaveState = { error: boolean; text: string };
+
+/** What a form's last save did, under the form: "Saved…" as a status, a failure as an alert. */
+export function SaveStatus({ status }: { status: SaveState | null }) {
+  if (!status) return null;
+  return (
+    <p className={status.error ? styles.saveFailed : styles.saved} role={status.error ? 'alert' : 'status'}>
+      {status.text}
+    </p>
+  );
+}

@@ -1,9 +1,10 @@
-import type { InstanceView } from '@server/api-shapes';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
 
 /** What the server tells the browser at run time (GET /config.json); nothing is baked in at build time. */
 export interface AppConfig {
   /** The server's name, description, rules and registration mode (GET /api/instance). */
-  instance?: InstanceView;
+  instance?: Static<typeof shapes.Instance>;
   appUrl: string;
   auth: {
     provider: string;

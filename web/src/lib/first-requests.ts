@@ -1,4 +1,4 @@
-// The API calls that open a screen. Both the app (lib/api.ts builds these paths with the
+// The API calls that open a screen. Both the app (lib/api/ builds these paths with the
 // functions below) and index.html's early requests (src/early-requests.ts, run inline before the
 // app's code has even arrived, by the screen table app/screens.ts) use this file, so the two
 // always ask for the very same URL and the app can take the answer the page already has.
@@ -51,7 +51,7 @@ export interface ApiCall {
   path: string;
 }
 
-/** What an early answer is kept by: the call itself (index.html's early requests and lib/api.ts). */
+/** What an early answer is kept by: the call itself (index.html's early requests and lib/api/early.ts). */
 export const callKey = (call: ApiCall) => `${call.host} ${call.path}`;
 
 /** A list the app pages through: where it is asked for, and how many items a page has. */
@@ -62,7 +62,7 @@ export interface ListCall {
 }
 
 /**
- * The lists the screens open with, each with its page size, written once: lib/api.ts asks for
+ * The lists the screens open with, each with its page size, written once: lib/api/ asks for
  * their pages, and index.html's early requests (by the screen table, app/screens.ts) send their
  * first page, so the two are always the very same call.
  */
@@ -102,7 +102,7 @@ export interface EarlyAnswer {
 
 declare global {
   interface Window {
-    /** The early answers by `${host} ${path}` (lib/api.ts takes them). */
+    /** The early answers by `${host} ${path}` (lib/api/early.ts takes them). */
     showerBeerEarly?: Record<string, EarlyAnswer>;
   }
 }

@@ -65,7 +65,7 @@ export type JoinBlock = 'pending' | 'rejected' | null;
 let block: JoinBlock = null;
 const listeners = new Set<() => void>();
 
-/** Set by lib/api.ts when the server answers 403 account_pending or account_rejected. */
+/** Set by lib/api/client.ts when the server answers 403 account_pending or account_rejected. */
 export function setJoinBlock(next: JoinBlock) {
   if (block === next) return;
   block = next;

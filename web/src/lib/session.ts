@@ -1,7 +1,7 @@
+import { revokeSession } from '@/lib/api/session';
 import { getConfig } from '@/lib/config';
 import { TOKEN_KEY } from '@/lib/first-requests';
 import { storedInvite } from '@/lib/join';
-import { revokeSession } from '@/lib/session-api';
 
 const STATE_KEY = 'sb.oauthState';
 const ME_KEY = 'sb.me';

@@ -1,5 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react';
-import { getUnreadNotifications } from '@/lib/api';
+import { getUnreadNotifications } from '@/lib/api/notifications';
 import { pageSettled } from '@/lib/page-settled';
 
 /**

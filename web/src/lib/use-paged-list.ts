@@ -15,12 +15,12 @@ export interface PagedList<T> {
   retry: () => void;
 }
 
-/** Where a list's pages come from (a lib/api.ts PagedCall, or one that picks the items out of each answer). */
+/** Where a list's pages come from (a lib/api/client.ts PagedCall, or one that picks the items out of each answer). */
 export interface PageSource<T> {
   limit: number;
   page(cursor: string | undefined, signal: AbortSignal): Promise<T[]>;
   /**
-   * The first page, when index.html's early request has already brought it (lib/api.ts): the
+   * The first page, when index.html's early request has already brought it (lib/api/early.ts): the
    * list starts with it instead of asking for it, so the screen's first render shows it. Asked
    * on mount only; a change of `key` starts over from the server.
    */

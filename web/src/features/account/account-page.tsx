@@ -8,10 +8,11 @@ import { PostDialog } from '@/components/post-dialog';
 import { ProfileStats } from '@/components/profile-stats';
 import { GridTail, PostGrid, ProfilePending } from '@/components/post-grid';
 import { EmptyState } from '@/components/status';
-import * as api from '@/lib/api';
+import { ownProfile, type UserPosts } from '@/lib/api/feeds';
+import { changeProfilePicture, fetchUserInfo, syncUser, type UserInfo } from '@/lib/api/people';
+import type { Post } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
-import type { Post, UserInfo, UserPosts } from '@/lib/api';
 import { ownDisplayName } from '@/lib/format';
 import { useUpdateMe } from '@/lib/me-context';
 import { logout } from '@/lib/session';
@@ -38,8 +39,8 @@ function summaryOf(profile: UserPosts): Summary {
 /** `/app/account` (and `/app/account/:username`): the signed-in user's own profile. */
 export function AccountPage() {
   const updateMe = useUpdateMe();
-  // The first page, if index.html has already brought it (lib/api.ts): then it is the first render.
-  const [early] = useState(() => api.ownProfile.early());
+  // The first page, if index.html has already brought it (lib/api/early.ts): then it is the first render.
+  const [early] = useState(() => ownProfile.early());
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [info, setInfo] = useState<UserInfo | null>(null);
   const [open, setOpen] = useState<Post | null>(null);
@@ -53,7 +54,7 @@ export function AccountPage() {
       updateMe({ username: profile.username, email: profile.email, profilePictureUrl: profile.profilePictureUrl });
       if (!synced.current) {
         synced.current = true;
-        api.syncUser().catch((err: unknown) => console.error('sync-users failed', err));
+        syncUser().catch((err: unknown) => console.error('sync-users failed', err));
       }
     },
     [updateMe],
@@ -61,7 +62,7 @@ export function AccountPage() {
 
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
-      const res = await api.ownProfile.page(cursor, signal);
+      const res = await ownProfile.page(cursor, signal);
       if (!cursor) {
         const profile = summaryOf(res);
         setSummary(profile);
@@ -71,20 +72,19 @@ export function AccountPage() {
     },
     [loaded],
   );
-  const list = usePagedList({ limit: api.ownProfile.limit, page: fetchPage, early: () => early?.posts });
+  const list = usePagedList({ limit: ownProfile.limit, page: fetchPage, early: () => early?.posts });
   // The first row of thumbnails (preloaded by index.html, lib/first-requests.ts) renders alone, so it
   // is drawn before the others are asked for; the rest follow two rows at a time (lib/use-revealed.ts).
   const grid = useRevealedList(list, GRID_FIRST_ROW, 2 * GRID_FIRST_ROW);
 
-  // Opened with the first page already here (lib/api.ts): it loaded before the first render.
+  // Opened with the first page already here (lib/api/early.ts): it loaded before the first render.
   const [openedWith] = useState(summary);
   useEffect(() => {
     if (openedWith) loaded(openedWith);
   }, [openedWith, loaded]);
 
   useEffect(() => {
-    api
-      .fetchUserInfo()
+    fetchUserInfo()
       .then(setInfo)
       .catch((err: unknown) => console.error('Failed to load user info', err));
   }, []);
@@ -129,7 +129,7 @@ export function AccountPage() {
     }
     setPhotoProgress(0);
     try {
-      const { profilePictureUrl } = await api.changeProfilePicture(file, setPhotoProgress);
+      const { profilePictureUrl } = await changeProfilePicture(file, setPhotoProgress);
       setSummary((s) => (s ? { ...s, profilePictureUrl } : s));
       updateMe({ profilePictureUrl });
     } catch (err) {
@@ -207,7 +207,7 @@ export function AccountPage() {
       <ModerationNotices />
 
       <section aria-labelledby="posts-heading">
-        <h2 id="posts-heading" className={styles.sectionTitle}>
+        <h2 id="posts-heading" className={page.sectionTitle}>
           POSTS
         </h2>
         {list.items.length === 0 && list.done ? (

@@ -2,9 +2,9 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
-import type { BlockedPerson } from '@/lib/api';
+import { type BlockedPerson, getBlocks, liftBlock } from '@/lib/api/moderation';
 import { formatDate } from '@/lib/format';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /** "Blocked people" on the own profile, each with Unblock. Blocks made on an anonymous post stay unnamed. */
@@ -13,8 +13,7 @@ export function BlockedPeople() {
   const [busy, setBusy] = useState<number | null>(null);
 
   useEffect(() => {
-    api
-      .getBlocks()
+    getBlocks()
       .then((r) => setBlocks(r.blocks))
       .catch((err: unknown) => console.error('Failed to load blocks', err));
   }, []);
@@ -22,10 +21,10 @@ export function BlockedPeople() {
   async function lift(block: BlockedPerson) {
     setBusy(block.blockId);
     try {
-      await api.liftBlock(block.blockId);
+      await liftBlock(block.blockId);
       setBlocks((list) => list?.filter((b) => b.blockId !== block.blockId) ?? null);
     } catch (err) {
-      window.alert(err instanceof api.ApiError ? err.message : 'Unblocking failed. Please try again.');
+      window.alert(errorText(err, 'Unblocking failed. Please try again.'));
     } finally {
       setBusy(null);
     }

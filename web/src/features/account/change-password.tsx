@@ -1,8 +1,11 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import form from '@/components/form.module.css';
+import { ApiError } from '@/lib/api/client';
+import { changePassword } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { replaceToken } from '@/lib/session';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './change-password.module.css';
 
 type Problem = { field: 'current' | 'new' | null; message: string };
@@ -19,8 +22,15 @@ export function ChangePassword({ username }: { username: string }) {
   const [open, setOpen] = useState(false);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
+  const changing = useSubmit((err) => {
+    if (err instanceof ApiError) {
+      const field = err.code === 'wrong_password' ? 'current' : err.code === 'weak_password' ? 'new' : null;
+      setProblem({ field, message: err.message });
+    } else {
+      setProblem({ field: null, message: 'Your password could not be changed. Please try again.' });
+    }
+  });
   const [done, setDone] = useState(false);
   const currentId = useId();
   const nextId = useId();
@@ -30,7 +40,7 @@ export function ChangePassword({ username }: { username: string }) {
   if (auth.provider !== 'embedded') {
     if (!auth.accountUrl) return null;
     return (
-      <a className={`${buttons.secondary} ${styles.button}`} href={auth.accountUrl} target="_blank" rel="noopener noreferrer">
+      <a className={`${buttons.secondary} ${form.opener}`} href={auth.accountUrl} target="_blank" rel="noopener noreferrer">
         Change password
       </a>
     );
@@ -45,26 +55,16 @@ export function ChangePassword({ username }: { username: string }) {
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
-    if (busy) return;
+    if (changing.busy) return;
     if (current === '') return setProblem({ field: 'current', message: 'Type your current password.' });
     if (next.length < 8) return setProblem({ field: 'new', message: 'Use a password of at least 8 characters.' });
-    setBusy(true);
     setProblem(null);
-    try {
-      const { accessToken } = await api.changePassword(current, next);
+    await changing.run(async () => {
+      const { accessToken } = await changePassword(current, next);
       replaceToken(accessToken);
       close();
       setDone(true);
-    } catch (err) {
-      if (err instanceof api.ApiError) {
-        const field = err.code === 'wrong_password' ? 'current' : err.code === 'weak_password' ? 'new' : null;
-        setProblem({ field, message: err.message });
-      } else {
-        setProblem({ field: null, message: 'Your password could not be changed. Please try again.' });
-      }
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (!open) {
@@ -72,7 +72,7 @@ export function ChangePassword({ username }: { username: string }) {
       <>
         <button
           type="button"
-          className={`${buttons.secondary} ${styles.button}`}
+          className={`${buttons.secondary} ${form.opener}`}
           onClick={() => {
             setDone(false);
             setOpen(true);
@@ -92,17 +92,17 @@ export function ChangePassword({ username }: { username: string }) {
   const describedBy = (field: 'current' | 'new', extra?: string) =>
     [problem?.field === field ? errorId : '', extra ?? ''].filter(Boolean).join(' ') || undefined;
   return (
-    <form className={styles.form} onSubmit={submit} aria-label="Change password" noValidate>
+    <form className={form.step} onSubmit={submit} aria-label="Change password" noValidate>
       <p className={styles.title}>Change password</p>
       <p className={styles.text}>Every other device signed in with your account will be signed out; this one stays signed in.</p>
       {/* For password managers: which account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={username} hidden readOnly />
-      <label htmlFor={currentId} className={styles.label}>
+      <label htmlFor={currentId} className={`${form.label} ${styles.label}`}>
         Current password
       </label>
       <input
         id={currentId}
-        className={styles.input}
+        className={form.input}
         type="password"
         autoComplete="current-password"
         value={current}
@@ -111,12 +111,12 @@ export function ChangePassword({ username }: { username: string }) {
         aria-describedby={describedBy('current')}
         maxLength={1000}
       />
-      <label htmlFor={nextId} className={styles.label}>
+      <label htmlFor={nextId} className={`${form.label} ${styles.label}`}>
         New password
       </label>
       <input
         id={nextId}
-        className={styles.input}
+        className={form.input}
         type="password"
         autoComplete="new-password"
         value={next}
@@ -125,20 +125,20 @@ export function ChangePassword({ username }: { username: string }) {
         aria-describedby={describedBy('new', hintId)}
         maxLength={1000}
       />
-      <p id={hintId} className={styles.hint}>
+      <p id={hintId} className={form.hint}>
         At least 8 characters, and not a common password: a few unrelated words work well.
       </p>
       {problem && (
-        <p id={errorId} role="alert" className={styles.error}>
+        <p id={errorId} role="alert" className={form.error}>
           {problem.message}
         </p>
       )}
-      <div className={styles.actions}>
-        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={close} disabled={busy}>
+      <div className={`${form.actions} ${styles.actions}`}>
+        <button type="button" className={`${buttons.secondary} ${form.grow}`} onClick={close} disabled={changing.busy}>
           Cancel
         </button>
-        <button type="submit" className={`${buttons.primary} ${styles.grow}`} disabled={busy}>
-          {busy ? 'Changing...' : 'Change password'}
+        <button type="submit" className={`${buttons.primary} ${form.grow}`} disabled={changing.busy}>
+          {changing.busy ? 'Changing...' : 'Change password'}
         </button>
       </div>
     </form>

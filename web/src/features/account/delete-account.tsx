@@ -1,8 +1,10 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import form from '@/components/form.module.css';
+import { deleteAccount } from '@/lib/api/people';
 import { getConfig } from '@/lib/config';
 import { logout } from '@/lib/session';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /**
@@ -24,23 +26,23 @@ export function DeleteAccount({ username }: { username: string }) {
     setBusy(true);
     setError(null);
     try {
-      await api.deleteAccount(typed.trim());
+      await deleteAccount(typed.trim());
       logout();
     } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'Your account could not be deleted. Please try again.');
+      setError(errorText(err, 'Your account could not be deleted. Please try again.'));
       setBusy(false);
     }
   }
 
   if (!asking) {
     return (
-      <button type="button" className={`${buttons.danger} ${styles.deleteButton}`} onClick={() => setAsking(true)}>
+      <button type="button" className={`${buttons.danger} ${form.opener}`} onClick={() => setAsking(true)}>
         Delete account
       </button>
     );
   }
   return (
-    <form className={styles.confirmDelete} onSubmit={remove} aria-label="Delete account">
+    <form className={form.dangerStep} onSubmit={remove} aria-label="Delete account">
       <p className={styles.confirmText}>
         This deletes your account with all your posts, comments, likes and follows, for good. To confirm, type your username{' '}
         <strong>{username}</strong>.
@@ -62,12 +64,12 @@ export function DeleteAccount({ username }: { username: string }) {
           )}
         </p>
       )}
-      <label htmlFor={inputId} className={styles.confirmLabel}>
+      <label htmlFor={inputId} className={form.label}>
         Your username
       </label>
       <input
         id={inputId}
-        className={styles.confirmInput}
+        className={form.input}
         value={typed}
         onChange={(e) => setTyped(e.target.value)}
         autoComplete="off"
@@ -76,15 +78,15 @@ export function DeleteAccount({ username }: { username: string }) {
         maxLength={200}
       />
       {error && (
-        <p role="alert" className={styles.confirmError}>
+        <p role="alert" className={form.error}>
           {error}
         </p>
       )}
-      <div className={styles.actions}>
-        <button type="button" className={`${buttons.secondary} ${styles.grow}`} onClick={() => setAsking(false)} disabled={busy}>
+      <div className={form.actions}>
+        <button type="button" className={`${buttons.secondary} ${form.grow}`} onClick={() => setAsking(false)} disabled={busy}>
           Cancel
         </button>
-        <button type="submit" className={`${buttons.danger} ${styles.grow}`} disabled={!matches || busy}>
+        <button type="submit" className={`${buttons.danger} ${form.grow}`} disabled={!matches || busy}>
           {busy ? 'Deleting...' : 'Delete for good'}
         </button>
       </div>

@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import form from '@/components/form.module.css';
+import { ApiError } from '@/lib/api/client';
+import { downloadExport } from '@/lib/api/export';
 import { readableBytes } from '@/lib/format';
+import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /** Hands a Blob to the browser's download, as a link click would; the URL is let go once the save has started. */
@@ -40,16 +43,16 @@ export function DownloadData({ username }: { username: string }) {
     setSaved(null);
     setReceived(0);
     try {
-      const { zip, fileName } = await api.downloadExport(setReceived, controller.signal);
+      const { zip, fileName } = await downloadExport(setReceived, controller.signal);
       const name = fileName ?? `shower-beer-${username}-${new Date().toISOString().slice(0, 10)}.zip`;
       save(zip, name);
       setSaved({ fileName: name, size: zip.size });
     } catch (err) {
       if (controller.signal.aborted) return;
-      if (err instanceof api.ApiError && err.status === 429) {
+      if (err instanceof ApiError && err.status === 429) {
         setError('You have downloaded your data several times in the last hour. Please try again later.');
       } else {
-        setError(err instanceof api.ApiError ? err.message : 'Your data could not be downloaded. Please try again.');
+        setError(errorText(err, 'Your data could not be downloaded. Please try again.'));
       }
     } finally {
       if (!controller.signal.aborted) setReceived(null);
@@ -74,7 +77,7 @@ export function DownloadData({ username }: { username: string }) {
         </p>
       )}
       {error && (
-        <p role="alert" className={styles.confirmError}>
+        <p role="alert" className={form.error}>
           {error}
         </p>
       )}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { InviteLinks } from '@/components/invite-links';
-import * as api from '@/lib/api';
+import { getInstance } from '@/lib/api/registration';
 import styles from './account-page.module.css';
 
 /**
@@ -11,8 +11,7 @@ export function InviteFriends() {
   const [allowed, setAllowed] = useState(false);
   useEffect(() => {
     const ac = new AbortController();
-    api
-      .getInstance(ac.signal)
+    getInstance(ac.signal)
       .then((instance) => setAllowed(instance.membersCanInvite && instance.registrationMode !== 'closed'))
       .catch(() => setAllowed(false));
     return () => ac.abort();

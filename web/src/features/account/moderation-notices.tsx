@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'react';
-import * as api from '@/lib/api';
-import type { ModerationNotice } from '@/lib/api';
+import { getNotices, type ModerationNotice } from '@/lib/api/moderation';
 import { formatDate } from '@/lib/format';
 import styles from './account-page.module.css';
 
@@ -8,8 +7,7 @@ import styles from './account-page.module.css';
 export function ModerationNotices() {
   const [notices, setNotices] = useState<ModerationNotice[]>([]);
   useEffect(() => {
-    api
-      .getNotices()
+    getNotices()
       .then((r) => setNotices(r.notices))
       .catch((err: unknown) => console.error('Failed to load notices', err));
   }, []);

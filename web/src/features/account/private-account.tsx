@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
+import form from '@/components/form.module.css';
 import switches from '@/components/switch.module.css';
-import * as api from '@/lib/api';
+import { setPrivacy } from '@/lib/api/people';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './account-page.module.css';
 
 /**
@@ -10,29 +12,22 @@ import styles from './account-page.module.css';
  */
 export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; onChange: (isPrivate: boolean) => void }) {
   const ids = { toggle: useId(), hint: useId() };
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit('Your privacy could not be changed. Please try again.');
   const [approved, setApproved] = useState<number | null>(null);
 
   async function change(next: boolean) {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+    if (submit.busy) return;
     setApproved(null);
-    try {
-      const res = await api.setPrivacy(next);
+    await submit.run(async () => {
+      const res = await setPrivacy(next);
       onChange(res.isPrivate);
       if (!res.isPrivate && res.approved > 0) setApproved(res.approved);
-    } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'Your privacy could not be changed. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <div className={styles.privacy}>
-      <div className={styles.toggleRow}>
+      <div className={switches.toggleRow}>
         <div>
           <label htmlFor={ids.toggle} className={styles.toggleLabel}>
             Private account
@@ -51,7 +46,7 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
           checked={isPrivate}
           onChange={(e) => void change(e.target.checked)}
           aria-describedby={ids.hint}
-          aria-disabled={busy || undefined}
+          aria-disabled={submit.busy || undefined}
         />
       </div>
       {approved !== null && (
@@ -59,9 +54,9 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
           {approved === 1 ? '1 waiting request was approved.' : `${approved} waiting requests were approved.`}
         </p>
       )}
-      {error && (
-        <p role="alert" className={styles.confirmError}>
-          {error}
+      {submit.error && (
+        <p role="alert" className={form.error}>
+          {submit.error}
         </p>
       )}
     </div>

@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'react';
-import * as api from '@/lib/api';
+import { getStorage, type StorageUse as Use } from '@/lib/api/people';
 import { readableBytes } from '@/lib/format';
 import styles from './account-page.module.css';
 
 /** "Storage: 3.4 MB of 1 GB used", under the profile's counts. Reloads when the posts change. */
 export function StorageUse({ version }: { version: number }) {
-  const [use, setUse] = useState<{ usedBytes: number; quotaBytes: number } | null>(null);
+  const [use, setUse] = useState<Use | null>(null);
   useEffect(() => {
-    api
-      .getStorage()
+    getStorage()
       .then(setUse)
       .catch((err: unknown) => console.error('Failed to load storage use', err));
   }, [version]);

@@ -3,10 +3,12 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { ShieldIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
+import rows from '@/components/rows.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
-import * as api from '@/lib/api';
-import type { AdminOverview, AdminReport, ReportReason } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
 import { RegistrationSettings } from './registration-settings';
@@ -39,19 +41,19 @@ interface Asking {
 /** `/app/admin`: the operator's page (reports, removal, suspension, the log). The server checks the role on every call. */
 export function AdminPage() {
   // Asked for by index.html before this code arrived (src/early-requests.ts): then the first render is the page itself.
-  const [early] = useState(() => api.earlyAdminOverview());
+  const [early] = useState(() => earlyAdminOverview());
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
   const [error, setError] = useState<'forbidden' | 'failed' | null>(null);
   const [asking, setAsking] = useState<Asking | null>(null);
-  const [busy, setBusy] = useState(false);
+  const acting = useSubmit((err) => window.alert(err instanceof Error ? err.message : 'That did not work. Please try again.'));
 
   const load = useCallback(async (signal?: AbortSignal) => {
     try {
-      setOverview(await api.getAdminOverview(signal));
+      setOverview(await getAdminOverview(signal));
       setError(null);
     } catch (err) {
       if (signal?.aborted) return;
-      setError(err instanceof api.ApiError && err.status === 403 ? 'forbidden' : 'failed');
+      setError(err instanceof ApiError && err.status === 403 ? 'forbidden' : 'failed');
     }
   }, []);
 
@@ -63,15 +65,8 @@ export function AdminPage() {
   }, [load, early]);
 
   async function act(run: () => Promise<unknown>) {
-    setBusy(true);
-    try {
-      await run();
-    } catch (err) {
-      window.alert(err instanceof Error ? err.message : 'That did not work. Please try again.');
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    await acting.run(run);
+    await load();
   }
 
   function ask(a: Asking) {
@@ -118,7 +113,7 @@ export function AdminPage() {
       </dl>
 
       <section aria-labelledby="reports-heading" className={styles.section}>
-        <h2 id="reports-heading" className={styles.sectionTitle}>
+        <h2 id="reports-heading" className={page.sectionTitle}>
           Open reports
         </h2>
         {reports.length === 0 ? (
@@ -129,8 +124,8 @@ export function AdminPage() {
               <ReportItem
                 key={`${r.kind}-${r.itemId}`}
                 report={r}
-                busy={busy}
-                onDismiss={() => act(() => api.dismissReports(r.kind, r.itemId))}
+                busy={acting.busy}
+                onDismiss={() => act(() => dismissReports(r.kind, r.itemId))}
                 onRemove={() =>
                   ask({
                     title: r.kind === 'post' ? 'Remove post' : 'Remove comment',
@@ -139,7 +134,7 @@ export function AdminPage() {
                         ? 'The post, its likes and comments are deleted, and its photos are removed from storage.'
                         : 'The comment disappears everywhere at once.',
                     confirmLabel: 'Remove',
-                    run: (reason) => api.removeAsOperator(r.kind, r.itemId, reason),
+                    run: (reason) => removeAsOperator(r.kind, r.itemId, reason),
                   })
                 }
                 onSuspend={() =>
@@ -147,7 +142,7 @@ export function AdminPage() {
                     title: `Suspend ${r.author}`,
                     explanation: `${r.author} will not be able to sign in or write, and everything they posted, liked or commented is hidden until the suspension is lifted.`,
                     confirmLabel: 'Suspend',
-                    run: (reason) => api.suspend(r.author, reason),
+                    run: (reason) => suspend(r.author, reason),
                   })
                 }
               />
@@ -157,26 +152,26 @@ export function AdminPage() {
       </section>
 
       <section aria-labelledby="suspended-heading" className={styles.section}>
-        <h2 id="suspended-heading" className={styles.sectionTitle}>
+        <h2 id="suspended-heading" className={page.sectionTitle}>
           Suspended accounts
         </h2>
         {suspended.length === 0 ? (
-          <p className={styles.none}>Nobody is suspended.</p>
+          <p className={rows.none}>Nobody is suspended.</p>
         ) : (
-          <ul className={styles.rows}>
+          <ul className={rows.rows}>
             {suspended.map((s) => (
-              <li key={s.username} className={styles.row}>
-                <div className={styles.rowText}>
+              <li key={s.username} className={rows.row}>
+                <div className={rows.rowText}>
                   <strong>{s.username}</strong>
-                  <span className={styles.meta}>
+                  <span className={rows.meta}>
                     Since {formatDate(s.created_at)}: {s.reason}
                   </span>
                 </div>
                 <button
                   type="button"
                   className={`${buttons.secondary} ${buttons.small}`}
-                  disabled={busy}
-                  onClick={() => act(() => api.liftSuspension(s.username))}
+                  disabled={acting.busy}
+                  onClick={() => act(() => liftSuspension(s.username))}
                 >
                   Lift suspension
                 </button>
@@ -189,18 +184,18 @@ export function AdminPage() {
       <RegistrationSettings onAnswered={() => void load()} />
 
       <section aria-labelledby="operators-heading" className={styles.section}>
-        <h2 id="operators-heading" className={styles.sectionTitle}>
+        <h2 id="operators-heading" className={page.sectionTitle}>
           Operators
         </h2>
         {operators.source === 'provider_role' ? (
-          <p className={styles.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
+          <p className={rows.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
         ) : (
-          <ul className={styles.rows} aria-label="Operators">
+          <ul className={rows.rows} aria-label="Operators">
             {operators.accounts.map((o) => (
-              <li key={o.username} className={styles.row}>
-                <div className={styles.rowText}>
+              <li key={o.username} className={rows.row}>
+                <div className={rows.rowText}>
                   <strong>{o.username}</strong>
-                  <span className={styles.meta}>
+                  <span className={rows.meta}>
                     {o.grantedAs === 'first_account' ? 'The first account' : 'Named in ADMIN_USERNAMES'}, since {formatDate(o.since)}
                   </span>
                 </div>
@@ -212,7 +207,7 @@ export function AdminPage() {
 
       {operators.source === 'accounts' && (
         <section aria-labelledby="password-reset-heading" className={styles.section}>
-          <h2 id="password-reset-heading" className={styles.sectionTitle}>
+          <h2 id="password-reset-heading" className={page.sectionTitle}>
             Password reset links
           </h2>
           <PasswordReset />
@@ -220,20 +215,20 @@ export function AdminPage() {
       )}
 
       <section aria-labelledby="log-heading" className={styles.section}>
-        <h2 id="log-heading" className={styles.sectionTitle}>
+        <h2 id="log-heading" className={page.sectionTitle}>
           Log
         </h2>
         {actions.length === 0 ? (
-          <p className={styles.none}>No operator has acted yet.</p>
+          <p className={rows.none}>No operator has acted yet.</p>
         ) : (
-          <ol className={styles.rows} aria-label="Operator actions, newest first">
+          <ol className={rows.rows} aria-label="Operator actions, newest first">
             {actions.map((a) => (
               <li key={a.id} className={styles.logRow}>
-                <span className={styles.meta}>{formatDate(a.created_at)}</span>
+                <span className={rows.meta}>{formatDate(a.created_at)}</span>
                 <span>
                   <strong>{a.operator}</strong> · {ACTION_LABELS[a.action]}: {a.target}
                 </span>
-                {a.reason && <span className={styles.meta}>“{a.reason}”</span>}
+                {a.reason && <span className={rows.meta}>“{a.reason}”</span>}
               </li>
             ))}
           </ol>
@@ -293,7 +288,7 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
             <p className={styles.anon}>Posted anonymously: only operators see who wrote it. Don’t share it.</p>
           )}
           <p className={styles.text}>{r.text || <em>No caption</em>}</p>
-          <p className={styles.meta}>
+          <p className={rows.meta}>
             Posted {formatDate(r.created_at)} · {r.reporterCount} {r.reporterCount === 1 ? 'person' : 'people'} reported it, last on{' '}
             {formatDate(r.lastReportedAt)}
             {r.editedAt && ` · edited by its author ${formatDate(r.editedAt)}`}
@@ -303,7 +298,7 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
       {r.albumPhotos.length > 0 && (
         // Every photo of a reported album is part of what was reported, not only the first.
         <div className={styles.album}>
-          <p className={styles.meta}>Album of {r.albumPhotos.length + 1} photos; the first is above, the others here:</p>
+          <p className={rows.meta}>Album of {r.albumPhotos.length + 1} photos; the first is above, the others here:</p>
           <ul className={styles.albumStrip} aria-label="The album's other photos">
             {r.albumPhotos.map((p, i) => (
               <li key={i}>
@@ -320,13 +315,13 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
           <ol aria-label="Earlier versions, newest first">
             {r.history.map((v, i) => (
               <li key={i}>
-                <span className={styles.meta}>Written {formatDate(v.created_at)}</span>
+                <span className={rows.meta}>Written {formatDate(v.created_at)}</span>
                 <p className={styles.text}>{v.caption || <em>No caption</em>}</p>
                 {/* An album's version: every photo's description then, so none can be edited out of sight. */}
                 {(v.photos ?? [{ altText: v.altText }]).map(
                   (p, n, all) =>
                     p.altText && (
-                      <p key={n} className={styles.meta}>
+                      <p key={n} className={rows.meta}>
                         {all.length > 1 ? `Photo ${n + 1} of ${all.length} description` : 'Photo description'}: {p.altText}
                       </p>
                     ),

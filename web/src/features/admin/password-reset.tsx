@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
+import form from '@/components/form.module.css';
+import { makePasswordReset, type ResetLink } from '@/lib/api/moderation';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './password-reset.module.css';
 
 /**
@@ -11,9 +13,8 @@ import styles from './password-reset.module.css';
  */
 export function PasswordReset() {
   const [username, setUsername] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [made, setMade] = useState<{ username: string; url: string; expiresAt: string; emailed: boolean } | null>(null);
+  const submit = useSubmit('The link could not be made. Please try again.');
+  const [made, setMade] = useState<(ResetLink & { username: string }) | null>(null);
   const [copied, setCopied] = useState(false);
   const inputId = useId();
   const linkId = useId();
@@ -21,20 +22,14 @@ export function PasswordReset() {
   async function make(e: React.FormEvent) {
     e.preventDefault();
     const name = username.trim();
-    if (busy) return;
-    if (name === '') return setError('Type the username of the person who lost their password.');
-    setBusy(true);
-    setError(null);
+    if (submit.busy) return;
+    if (name === '') return submit.setError('Type the username of the person who lost their password.');
     setMade(null);
     setCopied(false);
-    try {
-      setMade({ username: name, ...(await api.makePasswordReset(name)) });
+    await submit.run(async () => {
+      setMade({ username: name, ...(await makePasswordReset(name)) });
       setUsername('');
-    } catch (err) {
-      setError(err instanceof api.ApiError ? err.message : 'The link could not be made. Please try again.');
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   async function copy() {
@@ -55,13 +50,13 @@ export function PasswordReset() {
         device that used the old password. A newer link replaces an unused one.
       </p>
       <form onSubmit={make} aria-label="Make a password reset link" noValidate>
-        <label htmlFor={inputId} className={styles.label}>
+        <label htmlFor={inputId} className={form.label}>
           Username
         </label>
         <div className={styles.line}>
           <input
             id={inputId}
-            className={styles.input}
+            className={`${form.input} ${styles.grow}`}
             value={username}
             onChange={(e) => setUsername(e.target.value)}
             autoComplete="off"
@@ -69,23 +64,23 @@ export function PasswordReset() {
             spellCheck={false}
             maxLength={200}
           />
-          <button type="submit" className={buttons.primary} disabled={busy}>
-            {busy ? 'Making...' : 'Make link'}
+          <button type="submit" className={buttons.primary} disabled={submit.busy}>
+            {submit.busy ? 'Making...' : 'Make link'}
           </button>
         </div>
       </form>
-      {error && (
-        <p role="alert" className={styles.error}>
-          {error}
+      {submit.error && (
+        <p role="alert" className={form.error}>
+          {submit.error}
         </p>
       )}
       {made && (
         <div className={styles.made} role="status">
-          <label htmlFor={linkId} className={styles.label}>
+          <label htmlFor={linkId} className={form.label}>
             Reset link for {made.username}
           </label>
           <div className={styles.line}>
-            <input id={linkId} className={`${styles.input} ${styles.link}`} value={made.url} readOnly onFocus={(e) => e.target.select()} />
+            <input id={linkId} className={`${form.input} ${styles.grow} ${styles.link}`} value={made.url} readOnly onFocus={(e) => e.target.select()} />
             <button type="button" className={buttons.secondary} onClick={copy}>
               {copied ? 'Copied' : 'Copy'}
             </button>

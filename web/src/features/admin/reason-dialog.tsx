@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
+import { useSubmit } from '@/lib/use-submit';
 
 /** Most characters of an operator's reason (server/src/routes/moderation.ts, NOTE_MAX_LENGTH). */
 const REASON_MAX = 500;
@@ -17,8 +18,7 @@ interface ReasonDialogProps {
 /** Asks an operator for the reason of a removal or suspension (the person concerned sees it), then acts. */
 export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onClose }: ReasonDialogProps) {
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit((err) => submit.setError(err instanceof Error ? err.message : 'That did not work. Please try again.'));
   const id = useId();
 
   return (
@@ -28,16 +28,11 @@ export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onCl
           className={modal.form}
           onSubmit={async (e) => {
             e.preventDefault();
-            if (!reason.trim() || busy) return;
-            setBusy(true);
-            setError(null);
-            try {
+            if (!reason.trim()) return;
+            await submit.run(async () => {
               await onConfirm(reason.trim());
               close();
-            } catch (err) {
-              setError(err instanceof Error ? err.message : 'That did not work. Please try again.');
-              setBusy(false);
-            }
+            });
           }}
         >
           <p className={modal.hint}>{explanation}</p>
@@ -54,8 +49,8 @@ export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onCl
             data-autofocus
           />
           <ModalFormFooter
-            error={error}
-            busy={busy}
+            error={submit.error}
+            busy={submit.busy}
             onCancel={close}
             submitLabel={confirmLabel}
             busyLabel="Working..."

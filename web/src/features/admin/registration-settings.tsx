@@ -1,10 +1,13 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import buttons from '@/components/button.module.css';
 import { InviteLinks } from '@/components/invite-links';
-import { ErrorMessage, Loading } from '@/components/status';
-import * as api from '@/lib/api';
-import type { Instance, JoinRequest, RegistrationMode } from '@/lib/api';
+import form from '@/components/form.module.css';
+import page from '@/components/page.module.css';
+import rows from '@/components/rows.module.css';
+import { ErrorMessage, Loading, SaveStatus, type SaveState } from '@/components/status';
+import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { formatDate } from '@/lib/format';
+import { useSubmit } from '@/lib/use-submit';
 import styles from './registration-settings.module.css';
 import admin from './admin-page.module.css';
 
@@ -30,7 +33,7 @@ export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void }
 
   const load = useCallback(async () => {
     try {
-      setInstance(await api.getInstance());
+      setInstance(await getInstance());
       setFailed(false);
     } catch {
       setFailed(true);
@@ -46,7 +49,7 @@ export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void }
       <ServerPage instance={instance} onSaved={setInstance} />
       <WhoMayJoin instance={instance} onSaved={setInstance} />
       <section aria-labelledby="invite-links-heading" className={admin.section}>
-        <h2 id="invite-links-heading" className={admin.sectionTitle}>
+        <h2 id="invite-links-heading" className={page.sectionTitle}>
           Invite links
         </h2>
         <InviteLinks />
@@ -61,65 +64,60 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const [name, setName] = useState(instance.name);
   const [description, setDescription] = useState(instance.description);
   const [rules, setRules] = useState(instance.rules.join('\n'));
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<SaveState | null>(null);
+  const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
-      const saved = await api.updateInstance({ name, description, rules });
+    await saving.run(async () => {
+      const saved = await updateInstance({ name, description, rules });
       onSaved(saved);
       setRules(saved.rules.join('\n'));
       setStatus({ error: false, text: 'Saved. The landing page shows it now.' });
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Server page
       </h2>
       {/* The version a self-hoster runs, to match against CHANGELOG.md before and after an upgrade. */}
-      <p className={styles.hint} data-testid="app-version">
+      <p className={form.hint} data-testid="app-version">
         Shower Beer {instance.version}
       </p>
-      <form className={styles.card} onSubmit={save}>
-        <label className={styles.label} htmlFor={`${id}-name`}>
+      <form className={form.card} onSubmit={save}>
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-name`}>
           Name
         </label>
-        <input id={`${id}-name`} className={styles.input} value={name} maxLength={60} required onChange={(e) => setName(e.target.value)} />
-        <label className={styles.label} htmlFor={`${id}-description`}>
+        <input id={`${id}-name`} className={form.input} value={name} maxLength={60} required onChange={(e) => setName(e.target.value)} />
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-description`}>
           Short description
         </label>
         <textarea
           id={`${id}-description`}
-          className={styles.input}
+          className={form.input}
           rows={2}
           maxLength={500}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
         />
-        <label className={styles.label} htmlFor={`${id}-rules`}>
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-rules`}>
           Rules
         </label>
         <textarea
           id={`${id}-rules`}
-          className={styles.input}
+          className={form.input}
           rows={5}
           value={rules}
           aria-describedby={`${id}-rules-hint`}
           onChange={(e) => setRules(e.target.value)}
         />
-        <p id={`${id}-rules-hint`} className={styles.hint}>
+        <p id={`${id}-rules-hint`} className={form.hint}>
           One rule a line, at most 20 rules of 300 characters. Shown on the landing page and at sign-up.
         </p>
-        <Status status={status} />
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <SaveStatus status={status} />
+        <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save server page
         </button>
       </form>
@@ -131,36 +129,31 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const id = useId();
   const [mode, setMode] = useState<RegistrationMode>(instance.registrationMode);
   const [membersCanInvite, setMembersCanInvite] = useState(instance.membersCanInvite);
-  const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<SaveState | null>(null);
+  const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
-      onSaved(await api.updateInstance({ registrationMode: mode, membersCanInvite }));
+    await saving.run(async () => {
+      onSaved(await updateInstance({ registrationMode: mode, membersCanInvite }));
       setStatus({ error: false, text: `Saved: ${MODES.find((m) => m.value === mode)?.label ?? mode}.` });
-    } catch (err) {
-      setStatus({ error: true, text: message(err) });
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Who may join
       </h2>
-      <form className={styles.card} onSubmit={save}>
+      <form className={form.card} onSubmit={save}>
         <fieldset className={styles.fieldset}>
-          <legend className={styles.label}>Registration</legend>
+          <legend className={`${form.label} ${form.field}`}>Registration</legend>
           {MODES.map((m) => (
             <label key={m.value} className={styles.choice}>
               <input type="radio" name={`${id}-mode`} value={m.value} checked={mode === m.value} onChange={() => setMode(m.value)} />
               <span>
                 <strong>{m.label}</strong>
-                <span className={styles.hint}>{m.hint}</span>
+                <span className={form.hint}>{m.hint}</span>
               </span>
             </label>
           ))}
@@ -169,14 +162,14 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
           <input type="checkbox" checked={membersCanInvite} onChange={(e) => setMembersCanInvite(e.target.checked)} />
           <span>
             <strong>Members can invite</strong>
-            <span className={styles.hint}>
+            <span className={form.hint}>
               Everyone on the server can make invite links, not only operators. Turning it off withdraws the open links members made;
               turning it on again does not bring them back.
             </span>
           </span>
         </label>
-        <Status status={status} />
-        <button type="submit" className={buttons.primary} disabled={busy}>
+        <SaveStatus status={status} />
+        <button type="submit" className={buttons.primary} disabled={saving.busy}>
           Save registration
         </button>
       </form>
@@ -188,10 +181,10 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   const id = useId();
   const [requests, setRequests] = useState<JoinRequest[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const answering = useSubmit((err) => setError(message(err)));
   const load = useCallback(async () => {
     try {
-      setRequests((await api.getJoinRequests()).requests);
+      setRequests((await getJoinRequests()).requests);
     } catch (err) {
       setError(message(err));
     }
@@ -201,56 +194,47 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   }, [load]);
 
   async function run(action: () => Promise<unknown>) {
-    setBusy(true);
     setError(null);
-    try {
+    await answering.run(async () => {
       await action();
       onAnswered?.();
-    } catch (err) {
-      setError(message(err));
-    } finally {
-      setBusy(false);
-      await load();
-    }
+    });
+    await load();
   }
 
   return (
     <section aria-labelledby={`${id}-h`} className={admin.section}>
-      <h2 id={`${id}-h`} className={admin.sectionTitle}>
+      <h2 id={`${id}-h`} className={page.sectionTitle}>
         Waiting for approval
       </h2>
-      {error && (
-        <p className={styles.error} role="alert">
-          {error}
-        </p>
-      )}
+      <SaveStatus status={error === null ? null : { error: true, text: error }} />
       {requests === null ? null : requests.length === 0 ? (
-        <p className={admin.none}>Nobody is waiting.</p>
+        <p className={rows.none}>Nobody is waiting.</p>
       ) : (
-        <ul className={admin.rows} aria-label="Accounts waiting for approval">
+        <ul className={rows.rows} aria-label="Accounts waiting for approval">
           {requests.map((r) => (
-            <li key={r.username} className={`${admin.row} ${styles.request}`}>
-              <div className={admin.rowText}>
+            <li key={r.username} className={`${rows.row} ${styles.request}`}>
+              <div className={rows.rowText}>
                 <strong>{r.username}</strong>
-                <span className={admin.meta}>Asked {formatDate(r.created_at)}</span>
+                <span className={rows.meta}>Asked {formatDate(r.created_at)}</span>
                 <span>{r.reason ? `“${r.reason}”` : 'No reason given.'}</span>
               </div>
               <div className={styles.buttons}>
                 <button
                   type="button"
                   className={`${buttons.primary} ${buttons.small}`}
-                  disabled={busy}
+                  disabled={answering.busy}
                   aria-label={`Approve ${r.username}`}
-                  onClick={() => void run(() => api.approveJoin(r.username))}
+                  onClick={() => void run(() => approveJoin(r.username))}
                 >
                   Approve
                 </button>
                 <button
                   type="button"
                   className={`${buttons.danger} ${buttons.small}`}
-                  disabled={busy}
+                  disabled={answering.busy}
                   aria-label={`Reject ${r.username}`}
-                  onClick={() => void run(() => api.rejectJoin(r.username))}
+                  onClick={() => void run(() => rejectJoin(r.username))}
                 >
                   Reject
                 </button>
@@ -260,14 +244,5 @@ function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
         </ul>
       )}
     </section>
-  );
-}
-
-function Status({ status }: { status: { error: boolean; text: string } | null }) {
-  if (!status) return null;
-  return (
-    <p className={status.error ? styles.error : styles.saved} role={status.error ? 'alert' : 'status'}>
-      {status.text}
-    </p>
   );
 }

@@ -4,7 +4,9 @@ import buttons from '@/components/button.module.css';
 import { BackIcon, ImageIcon, PlusIcon, TrashIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import switches from '@/components/switch.module.css';
-import * as api from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { fetchUserInfo } from '@/lib/api/people';
+import { createAlbum, createPost } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 import styles from './create-post-page.module.css';
 
@@ -59,8 +61,7 @@ export function CreatePostPage() {
 
   // The spec: a user-info failure here sends the user back to the start.
   useEffect(() => {
-    api
-      .fetchUserInfo()
+    fetchUserInfo()
       .then((info) => setPoster(info.username ?? info.email))
       .catch((err: unknown) => {
         console.error('User info failed', err);
@@ -166,7 +167,7 @@ export function CreatePostPage() {
     setUploaded(0);
     try {
       if (album) {
-        await api.createAlbum(
+        await createAlbum(
           photos.map((p) => ({ file: p.file, altText: p.altText.trim() })),
           caption.trim(),
           anonymous,
@@ -176,13 +177,13 @@ export function CreatePostPage() {
           },
         );
       } else {
-        await api.createPost(file, caption.trim(), anonymous, setProgress, altText.trim());
+        await createPost(file, caption.trim(), anonymous, setProgress, altText.trim());
       }
       navigate('/app/account');
     } catch (err) {
       console.error(err);
       // An album's refusal says which photo and why ("Photo 3 of 5: …", docs/api.md "Albums").
-      const why = album && err instanceof api.ApiError && err.status >= 400 && err.status < 500 ? `\n\n${err.message}` : '';
+      const why = album && err instanceof ApiError && err.status >= 400 && err.status < 500 ? `\n\n${err.message}` : '';
       window.alert(`Failed to create post. Please try again.${why}`);
       setSharing(false);
     }
@@ -457,7 +458,7 @@ export function CreatePostPage() {
           </div>
         )}
 
-        <div className={styles.toggleRow}>
+        <div className={switches.toggleRow}>
           <div>
             <label htmlFor={ids.anon} className={styles.label}>
               Post Anonymously

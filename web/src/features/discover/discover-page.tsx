@@ -2,7 +2,7 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { Feed } from '@/components/feed';
 import page from '@/components/page.module.css';
-import { discoverPosts } from '@/lib/api';
+import { discoverPosts } from '@/lib/api/feeds';
 
 /** `/app/discover`: everyone's posts, newest first. */
 export function DiscoverPage() {

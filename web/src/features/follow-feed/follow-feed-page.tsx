@@ -2,7 +2,7 @@ import { Link } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { Feed } from '@/components/feed';
 import page from '@/components/page.module.css';
-import { followFeed } from '@/lib/api';
+import { followFeed } from '@/lib/api/feeds';
 
 /** `/app/follow-feed`: posts from the people you follow (the home feed). */
 export function FollowFeedPage() {

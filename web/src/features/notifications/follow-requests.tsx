@@ -2,10 +2,11 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
-import * as api from '@/lib/api';
-import type { FollowRequest } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { approveFollowRequest, declineFollowRequest, type FollowRequest, getFollowRequests } from '@/lib/api/social';
 import { formatTime } from '@/lib/format';
 import { setFollowRequests } from '@/lib/unread-notifications';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './notifications-page.module.css';
 
 /**
@@ -14,13 +15,12 @@ import styles from './notifications-page.module.css';
  */
 export function FollowRequests() {
   const [requests, setRequests] = useState<FollowRequest[] | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const answering = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   const [done, setDone] = useState<string | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
-    api
-      .getFollowRequests(controller.signal)
+    getFollowRequests(controller.signal)
       .then((list) => {
         setRequests(list);
         setFollowRequests(list.length);
@@ -32,25 +32,20 @@ export function FollowRequests() {
   }, []);
 
   async function answer(request: FollowRequest, approve: boolean) {
-    if (busy) return;
-    setBusy(request.username);
-    try {
-      if (approve) await api.approveFollowRequest(request.username);
-      else await api.declineFollowRequest(request.username);
-      setDone(approve ? `${request.username} now follows you.` : `You declined ${request.username}'s request.`);
-    } catch (err) {
-      // 404: answered elsewhere, or they withdrew it: either way it is no longer waiting.
-      if (!(err instanceof api.ApiError && err.status === 404)) {
-        window.alert(err instanceof api.ApiError ? err.message : 'That did not work. Please try again.');
-        return;
+    await answering.run(async () => {
+      try {
+        if (approve) await approveFollowRequest(request.username);
+        else await declineFollowRequest(request.username);
+        setDone(approve ? `${request.username} now follows you.` : `You declined ${request.username}'s request.`);
+      } catch (err) {
+        // 404: answered elsewhere, or they withdrew it: either way it is no longer waiting.
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
       }
-    } finally {
-      setBusy(null);
-    }
-    // One answer at a time (busy), so the list is the one shown when it was pressed.
-    const left = (requests ?? []).filter((r) => r.username !== request.username);
-    setRequests(left);
-    setFollowRequests(left.length);
+      // One answer at a time (busy), so the list is the one shown when it was pressed.
+      const left = (requests ?? []).filter((r) => r.username !== request.username);
+      setRequests(left);
+      setFollowRequests(left.length);
+    });
   }
 
   if (!requests || (requests.length === 0 && !done)) return null;
@@ -81,7 +76,7 @@ export function FollowRequests() {
                     type="button"
                     className={`${buttons.primary} ${buttons.small}`}
                     onClick={() => void answer(r, true)}
-                    aria-disabled={busy !== null || undefined}
+                    aria-disabled={answering.busy || undefined}
                     aria-label={`Approve ${r.username}`}
                   >
                     Approve
@@ -90,7 +85,7 @@ export function FollowRequests() {
                     type="button"
                     className={`${buttons.secondary} ${buttons.small}`}
                     onClick={() => void answer(r, false)}
-                    aria-disabled={busy !== null || undefined}
+                    aria-disabled={answering.busy || undefined}
                     aria-label={`Decline ${r.username}`}
                   >
                     Decline

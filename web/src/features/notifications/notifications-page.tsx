@@ -5,8 +5,7 @@ import { BellIcon } from '@/components/icons';
 import { LoadMore } from '@/components/load-more';
 import page from '@/components/page.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
-import * as api from '@/lib/api';
-import type { NotificationGroup } from '@/lib/api';
+import { markNotificationsRead, type NotificationGroup, notifications } from '@/lib/api/notifications';
 import { formatDay, formatTime } from '@/lib/format';
 import { setUnreadNotifications } from '@/lib/unread-notifications';
 import { afterFirstPaint } from '@/lib/page-settled';
@@ -88,7 +87,7 @@ const Entry = memo(function Entry({ group: g, heading }: { group: NotificationGr
 
 /** `/app/notifications`: likes, comments and follows, grouped per post and day, newest first; seen ones are marked read. */
 export function NotificationsPage() {
-  const list = usePagedList(api.notifications);
+  const list = usePagedList(notifications);
   // Six entries fill a phone's screen: they render first, the rest after (lib/use-revealed.ts).
   const entries = useRevealedList(list, 6, 6);
   const markedUpTo = useRef(0);
@@ -100,7 +99,7 @@ export function NotificationsPage() {
     markedUpTo.current = newest;
     // Once the screen is shown (lib/page-settled.ts): the request is not part of its first paint.
     void afterFirstPaint()
-      .then(() => api.markNotificationsRead(newest))
+      .then(() => markNotificationsRead(newest))
       .then((r) => setUnreadNotifications(r.unread))
       .catch((err: unknown) => console.error('Marking notifications read failed', err));
   }, [newest]);

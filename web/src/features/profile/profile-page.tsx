@@ -8,12 +8,16 @@ import { PostDialog } from '@/components/post-dialog';
 import { ProfileStats } from '@/components/profile-stats';
 import { GridTail, PostGrid, ProfilePending } from '@/components/post-grid';
 import { EmptyState } from '@/components/status';
-import * as api from '@/lib/api';
-import type { Post, ViewedUser } from '@/lib/api';
+import { ApiError } from '@/lib/api/client';
+import { userProfile, type ViewedUser } from '@/lib/api/feeds';
+import { block, unblock } from '@/lib/api/moderation';
+import type { Post } from '@/lib/api/posts';
+import { follow, unfollow } from '@/lib/api/social';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
 import { useMe } from '@/lib/me-context';
 import { usePagedList } from '@/lib/use-paged-list';
 import { useRevealedList } from '@/lib/use-revealed';
+import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './profile-page.module.css';
 
 type Summary = Omit<ViewedUser, 'posts'>;
@@ -35,14 +39,18 @@ function summaryOf(user: ViewedUser): Summary {
 // Memoised: ProfilePage renders again when the signed-in user's details arrive (the navigation
 // bar asks for them after the first paint); the profile shown has not changed.
 const OtherProfile = memo(function OtherProfile({ username }: { username: string }) {
-  const profile = useMemo(() => api.userProfile(username), [username]);
-  // The first page, if index.html has already brought it (lib/api.ts): then it is the first render.
+  const profile = useMemo(() => userProfile(username), [username]);
+  // The first page, if index.html has already brought it (lib/api/early.ts): then it is the first render.
   const [early] = useState(() => profile.early());
   const [summary, setSummary] = useState<Summary | null>(() => (early ? summaryOf(early) : null));
   const [notFound, setNotFound] = useState(false);
   const [open, setOpen] = useState<Post | null>(null);
-  const [followBusy, setFollowBusy] = useState(false);
-  const [blockBusy, setBlockBusy] = useState(false);
+  const following = useSubmit((err) => {
+    console.error(err);
+    // 409: we were out of step with the server: load the profile again to learn where it stands.
+    if (err instanceof ApiError && err.status === 409) setVersion((v) => v + 1);
+  });
+  const blocking = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   // Bumped by Unblock: the posts load again from the first page.
   const [version, setVersion] = useState(0);
 
@@ -53,7 +61,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         if (!cursor) setSummary(summaryOf(res));
         return res.posts;
       } catch (err) {
-        if (err instanceof api.ApiError && err.status === 404) setNotFound(true);
+        if (err instanceof ApiError && err.status === 404) setNotFound(true);
         throw err;
       }
     },
@@ -66,25 +74,18 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
 
   async function toggleFollow() {
     // Not `disabled` while busy: that would drop keyboard focus from the button.
-    if (!summary || followBusy) return;
-    setFollowBusy(true);
-    try {
+    if (!summary) return;
+    await following.run(async () => {
       // "Requested" cancels the waiting request as "Unfollow" ends a follow.
-      const res = summary.isFollowing || summary.isRequested ? await api.unfollow(username) : await api.follow(username);
+      const res = summary.isFollowing || summary.isRequested ? await unfollow(username) : await follow(username);
       setSummary({ ...summary, isFollowing: res.following, isRequested: res.requested, followerCount: res.followerCount });
       // A private account's posts go with the follow (docs/api.md, "Private accounts").
       if (summary.isPrivate && !res.following) list.setItems([]);
-    } catch (err) {
-      console.error(err);
-      // 409: we were out of step with the server: load the profile again to learn where it stands.
-      if (err instanceof api.ApiError && err.status === 409) setVersion((v) => v + 1);
-    } finally {
-      setFollowBusy(false);
-    }
+    });
   }
 
   async function toggleBlock() {
-    if (!summary || blockBusy) return;
+    if (!summary || blocking.busy) return;
     if (
       !summary.isBlocked &&
       !window.confirm(
@@ -92,14 +93,13 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
       )
     )
       return;
-    setBlockBusy(true);
-    try {
+    await blocking.run(async () => {
       if (summary.isBlocked) {
-        await api.unblock(username);
+        await unblock(username);
         setSummary({ ...summary, isBlocked: false });
         setVersion((v) => v + 1);
       } else {
-        await api.block(username);
+        await block(username);
         const wasFollowing = summary.isFollowing;
         setSummary({
           ...summary,
@@ -110,11 +110,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         });
         list.setItems([]);
       }
-    } catch (err) {
-      window.alert(err instanceof api.ApiError ? err.message : 'That did not work. Please try again.');
-    } finally {
-      setBlockBusy(false);
-    }
+    });
   }
 
   if (notFound) {
@@ -154,13 +150,13 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
                 type="button"
                 className={`${summary.isFollowing || summary.isRequested ? buttons.secondary : buttons.primary} ${styles.follow}`}
                 onClick={toggleFollow}
-                aria-disabled={followBusy || undefined}
+                aria-disabled={following.busy || undefined}
                 aria-label={summary.isRequested ? `Requested: cancel your request to follow ${name}` : undefined}
               >
                 {summary.isFollowing ? 'Unfollow' : summary.isRequested ? 'Requested' : 'Follow'}
               </button>
             )}
-            <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blockBusy}>
+            <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blocking.busy}>
               {summary.isBlocked ? 'Unblock' : 'Block'}
             </button>
           </div>
@@ -168,7 +164,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
       </section>
 
       <section aria-labelledby="posts-heading">
-        <h2 id="posts-heading" className={styles.sectionTitle}>
+        <h2 id="posts-heading" className={page.sectionTitle}>
           POSTS
         </h2>
         {summary.isBlocked ? (

@@ -5,7 +5,7 @@ import buttons from '@/components/button.module.css';
 import { SearchIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { EmptyState, Loading } from '@/components/status';
-import { searchProfiles, type ProfileResult } from '@/lib/api';
+import { type ProfileResult, searchProfiles } from '@/lib/api/people';
 import { useMe } from '@/lib/me-context';
 import styles from './search-profile-page.module.css';
 

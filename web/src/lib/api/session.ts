@@ -1,4 +1,4 @@
-// The one network call the session module makes (kept apart from api.ts, which imports the session).
+// The one network call the session module makes (kept apart from client.ts, which imports the session).
 import { getConfig } from '@/lib/config';
 
 /**

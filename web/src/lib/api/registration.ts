@@ -1,0 +1,32 @@
+// The server's own page and who may join (docs/registration.md): its details, which anyone may
+// read, the operator's settings and join requests, and invites.
+import { ApiError, baseUrl, request } from '@/lib/api/client';
+import type * as answers from '@server/contract/answers';
+import type * as shapes from '@server/contract/api-shapes';
+import type { Static } from 'typebox';
+
+export type Instance = Static<typeof shapes.Instance>;
+export type Invite = Static<typeof shapes.InviteView>;
+export type JoinRequest = Static<typeof shapes.JoinRequestView>;
+export type NewInvite = Static<typeof shapes.NewInvite>;
+export type RegistrationMode = Static<typeof shapes.RegistrationModeName>;
+type Done = Static<typeof answers.Done>;
+
+/** GET /api/instance needs no token: asked without one, so a signed-out page can call it. */
+export async function getInstance(signal?: AbortSignal): Promise<Instance> {
+  const res = await fetch(`${baseUrl('main')}/api/instance`, { headers: { accept: 'application/json' }, signal });
+  if (!res.ok) throw new ApiError(res.status, `The server's details could not be loaded (${res.status}).`);
+  return (await res.json()) as Instance;
+}
+/** What an operator may change (the server's body schema), the mode narrowed to the modes there are. */
+export type InstanceChange = Omit<Static<typeof answers.InstanceChange>, 'registrationMode'> & { registrationMode?: RegistrationMode };
+export const updateInstance = (change: InstanceChange) => request<Instance>('/api/admin/instance', { method: 'PUT', body: change });
+export const getJoinRequests = () => request<Static<typeof answers.JoinRequests>>('/api/admin/join-requests');
+export const approveJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/approve`, { method: 'POST', body: {} });
+export const rejectJoin = (username: string) =>
+  request<Done>(`/api/admin/join-requests/${encodeURIComponent(username)}/reject`, { method: 'POST', body: {} });
+export const getInvites = () => request<Static<typeof answers.Invites>>('/api/invites');
+export const createInvite = (expiresInHours: number, maxUses: number) =>
+  request<NewInvite>('/api/invites', { method: 'POST', body: { expiresInHours, maxUses } });
+export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, { method: 'DELETE', body: {} });
