@@ -108,12 +108,17 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
       'import/no-restricted-paths': ['error', { zones: webZones }],
-      // The server's API contract is shared as types only (web/tsconfig.json's @server/contract/*,
-      // @server/api-shapes and @server/prerender); of its values only contract/format.ts's pure
+      // The server's API contract is shared as types only (web/tsconfig.json's @server/contract/* and
+      // @server/prerender); of its values only contract/format.ts's pure
       // readableBytes, so sizes read the same on both sides.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@server/*', '@server/**', '**/server/src/**', '!@server/contract/format'], allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract), and contract/format.ts.' }] },
+        {
+          patterns: [
+            { regex: '^@server/(?!contract/format$)', allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract), and contract/format.ts.' },
+            { group: ['**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server, through @server/contract/*.' },
+          ],
+        },
       ],
     },
   },

@@ -11,7 +11,7 @@ export interface RouteHandle {
 
 const APP = 'Shower Beer';
 
-/** The server's own name (the operator page sets it; server/src/domain/instance-repository.ts). */
+/** The server's own name (the operator page sets it; server/src/registration/instance-repository.ts). */
 function serverName(): string {
   try {
     return getConfig().instance?.name ?? APP;

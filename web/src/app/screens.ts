@@ -1,7 +1,7 @@
 // Every screen of the app, once. The router (app/router.tsx), index.html's early requests
 // (src/early-requests.ts), the prerender (prerender/render.tsx) and, through what the build
 // emits from it (web/vite.config.ts: dist/.vite/screens.json, sw.js's APP_PAGE), the server's
-// page hints (server/src/plugins/web-pages.ts) and the service worker all read it. Adding a screen
+// page hints (server/src/web/web-pages.ts) and the service worker all read it. Adding a screen
 // is one entry here plus its folder under features/ (docs/web.md, "Adding a screen").
 //
 // It imports only lib/first-requests.ts (which imports nothing): it is bundled into the inline

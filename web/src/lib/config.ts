@@ -32,7 +32,7 @@ declare global {
 }
 
 /**
- * The config the server inlined into index.html (server/src/plugins/web-pages.ts) as a JSON
+ * The config the server inlined into index.html (server/src/web/web-pages.ts) as a JSON
  * data block, read without a round trip; null when the page has none (the Vite dev server's).
  * Parsed once per page: index.html's early requests (src/early-requests.ts) read it first and
  * the app takes what they parsed.

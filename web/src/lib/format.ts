@@ -55,11 +55,5 @@ export function photoAlt(post: { altText: string; caption: string; isAnonymous: 
   return post.caption ? `Photo: ${post.caption}` : `Photo shared by ${authorName(post)}`;
 }
 
-/** A size as people read it: 512 KB, 3.4 MB, 1 GB. */
-export function readableBytes(bytes: number): string {
-  const units: [number, string][] = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']];
-  for (const [size, unit] of units) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
+/** A size as people read it (one definition, shared with the server's quota messages). */
+export { readableBytes } from '@server/contract/format';

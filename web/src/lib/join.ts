@@ -41,7 +41,7 @@ export function joinHeaders(): Record<string, string> {
   const { invite, reason } = read();
   const headers: Record<string, string> = {};
   if (invite) headers['x-invite-code'] = invite;
-  // Headers carry Latin-1 only: the reason goes percent-encoded (server/src/plugins/auth.ts decodes it).
+  // Headers carry Latin-1 only: the reason goes percent-encoded (server/src/people/plugin.ts decodes it).
   if (reason) headers['x-join-reason'] = encodeURIComponent(reason);
   return headers;
 }

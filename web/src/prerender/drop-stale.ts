@@ -1,5 +1,5 @@
 // Run inline in index.html right after #root (web/vite.config.ts bundles it and puts it there):
-// the server may have put a screen's first render in #root (server/src/plugins/prerender.ts) so
+// the server may have put a screen's first render in #root (server/src/web/prerender.ts) so
 // it shows before the app's JavaScript. Dropped when it is not this address's or this session's
 // (src/early-requests.ts sets data-session): a signed-in person never sees the landing page
 // flash, a visitor never sees the app's bar, and a page the service worker kept for another

@@ -9,7 +9,7 @@ import { MeProvider } from '@/lib/me-context';
 import type { Prerendered } from '@server/prerender';
 
 // What the server puts in index.html's #root for a path: the first render as HTML, and whether it
-// is the signed-in one (declared by server/src/plugins/prerender.ts, which reads this answer).
+// is the signed-in one (declared by server/src/web/prerender.ts, which reads this answer).
 // prerender/drop-stale.ts drops it when the browser's session says otherwise, and the app's first
 // render replaces it.
 

@@ -1,6 +1,6 @@
 /// <reference types="node" />
 // The prerender's entry (web/vite.config.ts builds it for Node into dist/.ssr/prerender.mjs):
-// the server runs it in a worker thread when it loads a build (server/src/plugins/prerender.ts),
+// the server runs it in a worker thread when it loads a build (server/src/web/prerender.ts),
 // hands it the run-time config, and gets back each prerendered path's HTML (prerender/render.tsx).
 // A worker of its own because the app's modules read sessionStorage and localStorage: here
 // those are in-memory stand-ins on this thread's global object, never the server's.

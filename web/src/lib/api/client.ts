@@ -8,7 +8,7 @@ import { firstPage, type ApiHost, type ListCall } from '@/lib/first-requests';
 import { forgetJoin, joined, joinHeaders, setJoinBlock } from '@/lib/join';
 import { endSessionRefused, endSessionUnauthorized, getToken } from '@/lib/session';
 
-/** A first sign-in the server refused to make an account for (server/src/domain/registration-service.ts). */
+/** A first sign-in the server refused to make an account for (server/src/registration/registration-service.ts). */
 const REFUSED_SIGN_UP = new Set(['registration_closed', 'invite_required', 'invite_invalid']);
 
 export class ApiError extends Error {
