@@ -197,10 +197,11 @@ export function buildImage(options: Options, work: string) {
           // it, Debian's npm builds better-sqlite3 against /usr's Node); and the machine's certificate
           // authorities for npm's registry (NODE_EXTRA_CA_CERTS, which use-node.sh sets: the official
           // Node build trusts only its bundled list, where Debian's trusts the system's). And a compiler
-          // cache where the machine has one (.ci/run: ccache through CC, CXX and CCACHE_DIR), as a build
-          // host's cache mount: the deps stage compiles the same better-sqlite3 the checkout's install did.
+          // cache where the machine has one (.ci/run: ccache through CC, CXX, CCACHE_DIR and
+          // CCACHE_SLOPPINESS), as a build host's cache mount: the deps stage compiles the same
+          // better-sqlite3 that the checkout's install did.
           const lent = Object.fromEntries(
-            (['npm_config_nodedir', 'NODE_EXTRA_CA_CERTS', 'CC', 'CXX', 'CCACHE_DIR'] as const).flatMap((name) =>
+            (['npm_config_nodedir', 'NODE_EXTRA_CA_CERTS', 'CC', 'CXX', 'CCACHE_DIR', 'CCACHE_SLOPPINESS'] as const).flatMap((name) =>
               process.env[name] ? [[name, process.env[name]!]] : [],
             ),
           );
