@@ -45,7 +45,7 @@ const capabilityUses = {
   web: ['registration'],
 };
 const capabilities = foldersOf('./server/src').filter((f) => f !== 'contract' && f !== 'kernel');
-const wiring = [server('app.ts'), server('api.ts'), server('server.ts')];
+const wiring = [server('app.ts'), server('api.ts'), server('server.ts'), server('person-steps.ts')];
 
 const serverZones = [
   // The API contract (the answers' schemas the web app takes as types) imports nothing of ours.

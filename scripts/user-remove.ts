@@ -8,7 +8,7 @@
  */
 import { ConfigError, loadConfig } from '../server/src/kernel/config.js';
 import { openDatabase } from '../server/src/kernel/db/client.js';
-import { createStandaloneAccountRemoval } from '../server/src/people/account-removal-service.js';
+import { createStandaloneAccountRemoval } from '../server/src/person-steps.js';
 import { createStorage } from '../server/src/kernel/storage/index.js';
 
 const USAGE = 'Usage: npm run user:remove -- <username>';

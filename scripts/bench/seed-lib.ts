@@ -7,6 +7,7 @@ import { recountAllUnread } from '../../server/src/social/notifications-reposito
 import { createCounters } from '../../server/src/kernel/counters.js';
 import { createSuspensionSteps } from '../../server/src/people/suspension.js';
 import { createInvitesRepository } from '../../server/src/registration/invites-repository.js';
+import { createPersonSteps } from '../../server/src/person-steps.js';
 import { writeSharedMedia, type SharedMedia } from './images.js';
 import { createRng, weightedSampler, zipfWeights, type Rng } from './random.js';
 import { ADJECTIVES, COMMENTS, NOUNS, caption } from './words.js';
@@ -621,7 +622,7 @@ function insertModeration(db: Database.Database, c: Community, span: TimeSpan, r
   }
 
   const invites = createInvitesRepository(db);
-  const steps = createSuspensionSteps(db, createCounters(db), (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
+  const steps = createSuspensionSteps(db, createCounters(db), createPersonSteps(db), (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
   for (const u of suspended) {
     steps.suspend(u + 1, 'Spam (seeded)', Math.floor(span.end - rng.next() * 30 * DAY));
   }

@@ -9,6 +9,7 @@ import healthRoutes from './kernel/health-routes.js';
 import registrationPlugin from './registration/plugin.js';
 import instanceRoutes from './registration/instance-routes.js';
 import peoplePlugin from './people/plugin.js';
+import { createPersonSteps } from './person-steps.js';
 import mediaPlugin from './media/plugin.js';
 import postsPlugin from './posts/plugin.js';
 import postWriteRoutes from './posts/post-write-routes.js';
@@ -51,7 +52,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   // Before every route: it collects them as they are added (onRoute).
   await fastify.register(openapiPlugin);
   await fastify.register(registrationPlugin);
-  await fastify.register(peoplePlugin);
+  // Each capability's part in removing or suspending a person (person-steps.ts), over the kernel's database.
+  await fastify.register(peoplePlugin, (parent) => ({ personSteps: createPersonSteps(parent.database.sqlite) }));
   await fastify.register(mediaPlugin);
   await fastify.register(postsPlugin);
   await fastify.register(feedsPlugin);

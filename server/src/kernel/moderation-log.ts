@@ -13,7 +13,7 @@ export interface Operator {
 /**
  * The moderation log's one writer: an operator's action, written inside the caller's
  * transaction (moderation/moderation-repository.ts's actions, and the answers to join requests in
- * registration/join-requests-repository.ts).
+ * people/join-requests-repository.ts).
  */
 export function createModerationLog(sqlite: Database.Database) {
   const insertAction = sqlite.prepare<{

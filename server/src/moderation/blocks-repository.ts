@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest, notFound } from '../kernel/errors.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
+import type { FollowsRepository } from '../social/follows-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
 export interface BlockRow {
@@ -27,7 +28,12 @@ export interface BlockRow {
  * which other anonymous posts are by the same person. Its author can no longer like or comment
  * on the maker's named posts, nor follow them.
  */
-export function createBlocksRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository) {
+export function createBlocksRepository(
+  sqlite: Database.Database,
+  { counters, live }: Shared,
+  posts: PostsRepository,
+  follows: Pick<FollowsRepository, 'endBetween'>,
+) {
   const target = sqlite.prepare<[string], { id: number }>(
     'SELECT id FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
   );
@@ -51,14 +57,6 @@ export function createBlocksRepository(sqlite: Database.Database, { counters, li
   );
   // A block of an anonymous post changes only what its maker's pages read, so only theirs counts it.
   const countOne = sqlite.prepare<{ a: number; delta: number }>('UPDATE users SET block_count = block_count + @delta WHERE id = @a');
-  // A follow either way goes, with the counters it moved (as follows-repository.ts's unfollow).
-  const follow = sqlite.prepare<{ follower: number; followee: number }, number>(
-    'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
-  ).pluck();
-  // A waiting follow request either way goes too (docs/api.md, "Private accounts").
-  const request = sqlite.prepare<{ a: number; b: number }>(
-    'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
-  );
   // What either made on the other's things stops notifying, and comes back when the block is lifted (counters.ts).
   const list = sqlite.prepare<[number], BlockRow & { viaAnonymousPost: number }>(`
     SELECT b.id AS blockId, u.username, u.profile_picture_key AS pictureKey, b.created_at AS createdAt,
@@ -80,10 +78,8 @@ export function createBlocksRepository(sqlite: Database.Database, { counters, li
     counters.blockNotified(blocker, blocked, -1);
     insertNamed.run({ blocker, blocked, now: Date.now() });
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
-    for (const [follower, followee] of [[blocker, blocked], [blocked, blocker]] as const) {
-      if (follow.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
-    }
-    request.run({ a: blocker, b: blocked });
+    // A follow either way goes, with its counters, and a waiting follow request either way (social's rows).
+    follows.endBetween(blocker, blocked);
   };
 
   const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {

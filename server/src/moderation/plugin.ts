@@ -26,7 +26,7 @@ declare module 'fastify' {
 /** Reports, blocks, operators, suspension and the moderation log. */
 export default fp(
   async (fastify) => {
-    const { config, shared, posts, comments, suspension } = fastify;
+    const { config, shared, posts, comments, follows, suspension } = fastify;
     const { sqlite } = fastify.database;
     const operators = createOperatorsRepository(sqlite, config.auth);
     const asOperator = (request: FastifyRequest) => isOperator(config.auth, request.tokenClaims, () => operators.isOperator(request.user.id));
@@ -36,7 +36,7 @@ export default fp(
       if (!asOperator(request)) throw forbidden('Only operators can do this.');
     });
     fastify.decorate('moderation', createModerationRepository(sqlite, shared, suspension, posts, comments));
-    fastify.decorate('blocks', createBlocksRepository(sqlite, shared, posts));
+    fastify.decorate('blocks', createBlocksRepository(sqlite, shared, posts, follows));
   },
   { name: 'moderation', dependencies: ['kernel', 'people', 'posts', 'social'] },
 );

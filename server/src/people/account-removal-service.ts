@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
-import { displayKey, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 import type { Storage } from '../kernel/storage/storage.js';
-import { createShared, type Shared } from '../kernel/shared.js';
-import { createSuspensionSteps, type SuspensionSteps } from './suspension.js';
-import { createInvitesRepository, type InvitesRepository } from '../registration/invites-repository.js';
+import type { Shared } from '../kernel/shared.js';
+import type { PersonSteps } from '../kernel/person-steps.js';
+import type { SuspensionSteps } from './suspension.js';
+import type { InvitesRepository } from '../registration/invites-repository.js';
 import { createAccountRemovalRepository } from './account-removal-repository.js';
 
 export interface AccountRemovalDeps {
@@ -12,6 +12,8 @@ export interface AccountRemovalDeps {
   storage: Storage;
   log: Pick<FastifyBaseLogger, 'warn'>;
   shared: Shared;
+  /** Each capability's part (server/src/person-steps.ts). */
+  personSteps: readonly PersonSteps[];
   suspension: SuspensionSteps;
   invites: Pick<InvitesRepository, 'revokeAllBy'>;
 }
@@ -22,20 +24,15 @@ export interface AccountRemovalDeps {
  * its files. A file that cannot be deleted now is logged and left for the
  * operator; the database never points at it again.
  */
-export function createAccountRemovalService({ sqlite, storage, log, shared, suspension, invites }: AccountRemovalDeps) {
-  const repo = createAccountRemovalRepository(sqlite, shared, suspension, invites);
+export function createAccountRemovalService({ sqlite, storage, log, shared, personSteps, suspension, invites }: AccountRemovalDeps) {
+  const repo = createAccountRemovalRepository(sqlite, shared, personSteps, suspension, invites);
   return {
     /** The number of images and uploads removed, or null when there is no such live user. */
     async remove(userId: number): Promise<{ posts: number; files: number } | null> {
       const removed = repo.remove(userId);
       if (!removed) return null;
-      const keys = [
-        ...removed.mediaKeys.flatMap((k) => [displayKey(k), thumbKey(k)]),
-        ...removed.mediumKeys.map(mediumKey),
-        ...removed.uploadKeys,
-      ];
       let files = 0;
-      for (const key of keys) {
+      for (const key of removed.files) {
         try {
           await storage.delete(key);
           files++;
@@ -50,13 +47,3 @@ export function createAccountRemovalService({ sqlite, storage, log, shared, susp
 
 export type AccountRemovalService = ReturnType<typeof createAccountRemovalService>;
 
-/**
- * The service for a process without the app (npm run user:remove, tests that remove as the script
- * does): what people/plugin.ts hands in, built here over the same database.
- */
-export function createStandaloneAccountRemoval({ sqlite, storage, log }: Pick<AccountRemovalDeps, 'sqlite' | 'storage' | 'log'>) {
-  const shared = createShared(sqlite);
-  const invites = createInvitesRepository(sqlite);
-  const suspension = createSuspensionSteps(sqlite, shared.counters, (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
-  return createAccountRemovalService({ sqlite, storage, log, shared, suspension, invites });
-}

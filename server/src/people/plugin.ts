@@ -21,6 +21,8 @@ import { hasOperatorRole } from '../kernel/auth/operators.js';
 import { accountPending, accountRejected, type JoinRequest } from '../registration/registration-service.js';
 import { createAccountRemovalService, type AccountRemovalService } from './account-removal-service.js';
 import { createSuspensionSteps, type SuspensionSteps } from './suspension.js';
+import { createJoinRequestsRepository, type JoinRequestsRepository } from './join-requests-repository.js';
+import type { PersonSteps } from '../kernel/person-steps.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +36,8 @@ declare module 'fastify' {
     suspension: SuspensionSteps;
     /** Removing an account: its owner's (DELETE /api/account) and the operator's (npm run user:remove). */
     accountRemoval: AccountRemovalService;
+    /** Accounts waiting for an operator (approval mode). */
+    joinRequests: JoinRequestsRepository;
     /** preHandler for routes that need a signed-in user; sets request.user. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
@@ -51,11 +55,13 @@ declare module 'fastify' {
 
 /**
  * Who is calling: token verification for any provider (kernel/auth/), the `authenticate` hook
- * that upserts the person from their token and holds back the suspended and the waiting, and
- * what removing or suspending an account does.
+ * that upserts the person from their token and holds back the suspended and the waiting, the
+ * accounts waiting for an operator, and what removing or suspending an account does. What
+ * those two do to other capabilities' rows is their own steps, handed in as `personSteps`
+ * (server/src/person-steps.ts, by app.ts).
  */
-export default fp(
-  async (fastify) => {
+export default fp<{ personSteps: readonly PersonSteps[] }>(
+  async (fastify, { personSteps }) => {
     const { config } = fastify;
     const signingKey = config.auth.provider === 'embedded' ? await loadOrCreateSigningKey(config.dataDir) : null;
     const localKeys: JWK[] | undefined = signingKey ? [signingKey.publicJwk] : undefined;
@@ -72,12 +78,13 @@ export default fp(
     fastify.decorate('users', users);
     const { sqlite } = fastify.database;
     const { invites, registration } = fastify;
-    const suspension = createSuspensionSteps(sqlite, fastify.shared.counters, (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
+    const suspension = createSuspensionSteps(sqlite, fastify.shared.counters, personSteps, (user, at) => invites.revokeAllBy(user, 'maker_suspended', at));
     fastify.decorate('suspension', suspension);
     fastify.decorate(
       'accountRemoval',
-      createAccountRemovalService({ sqlite, storage: fastify.storage, log: fastify.log, shared: fastify.shared, suspension, invites }),
+      createAccountRemovalService({ sqlite, storage: fastify.storage, log: fastify.log, shared: fastify.shared, personSteps, suspension, invites }),
     );
+    fastify.decorate('joinRequests', createJoinRequestsRepository(sqlite));
     const isFirstAccount = fastify.database.sqlite.prepare<[string], number>('SELECT is_first FROM idp_accounts WHERE id = ?').pluck();
     /**
      * What a first request brings to the person's first sign-in: the web app keeps the invite

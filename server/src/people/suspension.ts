@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Counters } from '../kernel/counters.js';
+import type { PersonSteps } from '../kernel/person-steps.js';
 
 /**
  * What suspending an account does to the counters, and lifting it undoes: while
  * suspended, its likes, comments and follows count for nobody (posts.like_count,
  * comment_count, users.likes_received, comments_received, follower_count and
  * following_count of everyone, itself included), and its posts and comments are
- * hidden. The same statements run with `@sign` -1 to suspend and +1 to lift, over
- * the rows that exist at that moment, so they stay exact across everything that
+ * hidden. The same steps run one way to suspend and back to lift (counters.ts:
+ * suspending, suspensionLifted), over the rows that exist at that moment, so they stay exact across everything that
  * may happen meanwhile:
  * - a suspended account cannot write, so its likes, comments and follows change
  *   only by deletion of the post or account they hang on, whose counters go too;
@@ -17,40 +18,41 @@ import type { Counters } from '../kernel/counters.js';
  *   (account-removal-repository.ts).
  * Suspending also withdraws the account's open invite links (invites-repository.ts); lifting
  * does not bring them back, so links a spammer handed out stay dead.
+ *
+ * Hiding the posts and comments is their capabilities' own step (`hide` of kernel/person-steps.ts,
+ * listed in server/src/person-steps.ts). `withdrawInvites` is registration's
+ * (invites-repository.ts, revokeAllBy). Both are handed in by whoever builds the steps
+ * (people/plugin.ts), so this file writes only the users row.
  */
-/**
- * `withdrawInvites` is registration's (invites-repository.ts, revokeAllBy): handed in by whoever
- * builds the steps (moderation/plugin.ts), so the kernel imports no capability.
- */
-export function createSuspensionSteps(sqlite: Database.Database, counters: Counters, withdrawInvites: (user: number, at: number) => void) {
+export function createSuspensionSteps(
+  sqlite: Database.Database,
+  counters: Counters,
+  personSteps: readonly PersonSteps[],
+  withdrawInvites: (user: number, at: number) => void,
+) {
   // The counters and bells it moves are counters.ts's (suspending, suspensionLifted).
-  const steps = [
-    // Hiding a post moves feed_epoch (migration 0009's trigger); hiding a comment, comments_epoch (0004).
-    'UPDATE posts SET hidden = (@sign < 0) WHERE user_id = @user',
-    'UPDATE comments SET hidden = (@sign < 0) WHERE user_id = @user',
-  ].map((sql) => sqlite.prepare<{ user: number; sign: number }>(sql));
   // Its likes, comments and follows stop notifying while it lasts (notifications-repository.ts reads them with this rule).
   const suspended = sqlite.prepare<[number], number>('SELECT 1 FROM users WHERE id = ? AND suspended_at IS NOT NULL').pluck();
   const mark = sqlite.prepare<{ user: number; at: number | null; reason: string | null }>(
     'UPDATE users SET suspended_at = @at, suspension_reason = @reason WHERE id = @user',
   );
 
-  const apply = (user: number, sign: -1 | 1) => {
-    for (const step of steps) step.run({ user, sign });
+  const hide = (user: number, hidden: boolean) => {
+    for (const step of personSteps) step.hide?.(user, hidden);
   };
   return {
     isSuspended: (user: number) => suspended.get(user) !== undefined,
     /** Inside the caller's transaction. */
     suspend(user: number, reason: string, at: number) {
       counters.suspending(user);
-      apply(user, -1);
+      hide(user, true);
       mark.run({ user, at, reason });
       withdrawInvites(user, at);
     },
     /** Inside the caller's transaction; nothing when the account is not suspended. */
     lift(user: number) {
       if (suspended.get(user) === undefined) return;
-      apply(user, 1);
+      hide(user, false);
       mark.run({ user, at: null, reason: null });
       counters.suspensionLifted(user);
     },

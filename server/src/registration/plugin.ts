@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import { createInstanceRepository, type InstanceRepository } from './instance-repository.js';
 import { createInvitesRepository, type InvitesRepository } from './invites-repository.js';
-import { createJoinRequestsRepository, type JoinRequestsRepository } from './join-requests-repository.js';
 import { createRegistrationService, type RegistrationService } from './registration-service.js';
 
 declare module 'fastify' {
@@ -11,12 +10,13 @@ declare module 'fastify' {
     invites: InvitesRepository;
     /** Who may join, asked when a person's users row is first made (registration-service.ts). */
     registration: RegistrationService;
-    /** Accounts waiting for an operator (approval mode). */
-    joinRequests: JoinRequestsRepository;
   }
 }
 
-/** Who may join: the instance's settings, invite links, join requests and the rule that admits a first sign-in. */
+/**
+ * Who may join: the instance's settings, invite links and the rule that admits a first sign-in.
+ * The accounts waiting for an operator are people's rows (people/join-requests-repository.ts).
+ */
 export default fp(
   async (fastify) => {
     const { sqlite } = fastify.database;
@@ -25,7 +25,6 @@ export default fp(
     fastify.decorate('instanceSettings', instanceSettings);
     fastify.decorate('invites', invites);
     fastify.decorate('registration', createRegistrationService(instanceSettings, invites));
-    fastify.decorate('joinRequests', createJoinRequestsRepository(sqlite));
   },
   { name: 'registration', dependencies: ['kernel'] },
 );

@@ -160,6 +160,22 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     throw conflict('You do not follow this user.');
   });
 
+  // A block ends what links the two (moderation/blocks-repository.ts): a follow either way, with
+  // the counters it moved (as unfollow), and a waiting follow request either way (docs/api.md,
+  // "Private accounts").
+  const followEnded = sqlite.prepare<{ follower: number; followee: number }, number>(
+    'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
+  ).pluck();
+  const requestsEnded = sqlite.prepare<{ a: number; b: number }>(
+    'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
+  );
+  const endBetween = (a: number, b: number): void => {
+    for (const [follower, followee] of [[a, b], [b, a]] as const) {
+      if (followEnded.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
+    }
+    requestsEnded.run({ a, b });
+  };
+
   return {
     follow: (followerId: number, username: string) => change.immediate(followerId, username, true),
     /** The follow requests waiting for `me`'s answer, oldest first. */
@@ -174,6 +190,8 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     setPrivate: (me: number, makePrivate: boolean) => privacy.immediate(me, makePrivate),
     isPrivate: (me: number) => isPrivate.get(me) === 1,
     unfollow: (followerId: number, username: string) => change.immediate(followerId, username, false),
+    /** Inside the caller's transaction (a block): no follow and no follow request is left between `a` and `b`. */
+    endBetween,
     /**
      * The followers of `userId` (a profile the viewer may see: users-repository's publicProfile),
      * as `viewer` may see them: nobody with a block by name between them and the viewer.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
-import { createStandaloneAccountRemoval } from '../../src/people/account-removal-service.js';
+import { createStandaloneAccountRemoval } from '../../src/person-steps.js';
 import type { Storage } from '../../src/kernel/storage/storage.js';
 import { client, insertPost, userCounters } from '../api/factories.js';
 import { bearer, buildTestApp } from '../helpers.js';

@@ -121,7 +121,7 @@ t.test('removing a suspended account, and removing things while suspended, keeps
   await asOlga('POST', '/api/admin/users/sam/suspend', { reason: 'r' });
   t.equal((await asOlga('DELETE', `/api/admin/comments/${c.comment_id}`, { reason: 'gone' })).status, 200, 'an operator removes a hidden comment');
   t.ok(countersAreExact(db), 'without counting it out twice');
-  const { createStandaloneAccountRemoval } = await import('../../src/people/account-removal-service.js');
+  const { createStandaloneAccountRemoval } = await import('../../src/person-steps.js');
   await createStandaloneAccountRemoval({ sqlite: db, storage: app.storage, log: app.log }).remove(sam.id);
   t.ok(countersAreExact(db), 'removing the suspended account');
   t.match(userCounters(db, alice.id), { followerCount: 0, likesReceived: 0, commentsReceived: 0 });

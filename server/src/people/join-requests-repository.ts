@@ -13,7 +13,8 @@ export interface JoinRequestRow {
  * held with suspended_at too, so nothing of theirs shows anywhere). Approving clears both:
  * the account is a member from its next request. Rejecting keeps the row as 'rejected', so
  * the name stays taken and the same sign-in cannot ask again; its requests answer 403
- * account_rejected (people/plugin.ts). Each answer goes into the moderation log with the
+ * account_rejected (plugin.ts). The rows are people's, so their writes are here; the operator's
+ * routes for them are registration's (registration/registration-admin-routes.ts). Each answer goes into the moderation log with the
  * operator who gave it, in the same transaction (moderation-repository.ts reads the log).
  */
 export function createJoinRequestsRepository(sqlite: Database.Database) {
