@@ -92,7 +92,9 @@ function inTree(tree: Tree, name: string, source: string, env: Record<string, st
   mkdirSync(dir, { recursive: true });
   // .mts: an ES module wherever it lies (no package.json with "type" above it).
   const file = join(dir, `${name}-${tree.commit.slice(0, 12)}.mts`);
-  writeFileSync(file, source.replaceAll('@TREE@', tree.dir));
+  // @KERNEL@: where that tree keeps config and auth (server/src/kernel/ since the one-pattern layout, server/src/ before).
+  const kernel = existsSync(join(tree.dir, 'server', 'src', 'kernel', 'config.ts')) ? 'server/src/kernel' : 'server/src';
+  writeFileSync(file, source.replaceAll('@KERNEL@', `${tree.dir}/${kernel}`).replaceAll('@TREE@', tree.dir));
   return execFileSync(process.execPath, ['--import', 'tsx', file], {
     cwd: tree.dir,
     env: { ...process.env, ...env },
@@ -118,9 +120,9 @@ console.log(JSON.stringify(readSeedInfo(dir)));
 
 // A token for the data set's reader, made by that tree's own provider code and signing key.
 const TOKEN = `
-import { issueAccessToken } from '@TREE@/server/src/kernel/auth/issue.ts';
-import { loadOrCreateSigningKey } from '@TREE@/server/src/kernel/auth/keys.ts';
-import { loadConfig } from '@TREE@/server/src/kernel/config.ts';
+import { issueAccessToken } from '@KERNEL@/auth/issue.ts';
+import { loadOrCreateSigningKey } from '@KERNEL@/auth/keys.ts';
+import { loadConfig } from '@KERNEL@/config.ts';
 const env = JSON.parse(process.env.SERVER_ENV!);
 const reader = JSON.parse(process.env.READER!);
 const config = loadConfig(env);
