@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest, forbidden, notFound } from '../kernel/errors.js';
 import type { PostsRepository } from './posts-repository.js';
+import type { CaptionWrite } from './post-captions.js';
 
 /**
  * What an edit changes: the caption, and photos' descriptions by their place in the post (0 the
@@ -40,6 +41,7 @@ interface EditablePost {
   isProfilePicture: number;
   hidden: number;
   photoCount: number;
+  isAnonymous: number;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -55,10 +57,15 @@ const albumAlts = (altText: string, others: string[]) =>
  * notifications are rows of their own, by post id, and stay as they are. A version names
  * nobody: who wrote it is the post's author, shown or not by the post's own rules (views.ts).
  */
-export function createPostEditsRepository(sqlite: Database.Database, { live }: Shared, posts: PostsRepository) {
+export function createPostEditsRepository(
+  sqlite: Database.Database,
+  { live }: Shared,
+  posts: PostsRepository,
+  onCaption: (write: CaptionWrite) => string | null = () => null,
+) {
   const editable = sqlite.prepare<[number], EditablePost>(`
     SELECT user_id AS userId, caption, alt_text AS altText, created_at AS createdAt, edited_at AS editedAt,
-      is_profile_picture AS isProfilePicture, hidden, photo_count AS photoCount
+      is_profile_picture AS isProfilePicture, hidden, photo_count AS photoCount, is_anonymous AS isAnonymous
     FROM posts WHERE id = ?`);
   // An album's photos after the first, in order (the post_photos primary key).
   const otherAlts = sqlite
@@ -117,6 +124,7 @@ export function createPostEditsRepository(sqlite: Database.Database, { live }: S
       writtenAt: post.editedAt ?? post.createdAt,
     });
     update.run({ post: postId, caption, altText, at });
+    if (caption !== post.caption) onCaption({ postId, userId, isAnonymous: post.isAnonymous === 1, caption, at, created: false });
     after.forEach((a, i) => {
       if (a !== before[i]) updatePhoto.run({ post: postId, position: i + 1, altText: a });
     });
