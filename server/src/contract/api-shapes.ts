@@ -94,6 +94,8 @@ export const PostEdit = Type.Object({
   editedAt: Nullable(Type.String()),
   /** An album's: every photo's description after the edit, in order; absent for a post of one photo. */
   photos: AlbumAlts,
+  /** When the caption changed: the people it names now (as Post.mentions); absent: as they were. */
+  mentions: Type.Optional(Type.Array(Type.String())),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */

@@ -21,6 +21,8 @@ export interface EditedPost {
   editedAt: string | null;
   /** An album's every description in order (the first is altText); absent for a post of one photo. */
   photos?: Array<{ altText: string }>;
+  /** When the caption changed: the usernames it mentions now. */
+  mentions?: string[];
 }
 
 /** One version of a post's text: what it said from `written_at` on (GET /api/post-versions). */
@@ -124,11 +126,15 @@ export function createPostEditsRepository(
       writtenAt: post.editedAt ?? post.createdAt,
     });
     update.run({ post: postId, caption, altText, at });
-    if (caption !== post.caption) onCaption({ postId, userId, isAnonymous: post.isAnonymous === 1, caption, at, created: false });
+    // Its tags and mentions follow the caption (post-captions.ts); the answer says whom it names now.
+    const mentioned =
+      caption !== post.caption
+        ? { mentions: JSON.parse(onCaption({ postId, userId, isAnonymous: post.isAnonymous === 1, caption, at, created: false }) ?? '[]') as string[] }
+        : {};
     after.forEach((a, i) => {
       if (a !== before[i]) updatePhoto.run({ post: postId, position: i + 1, altText: a });
     });
-    return { postid: postId, caption, altText, editedAt: iso(at), ...albumAlts(altText, after) };
+    return { postid: postId, caption, altText, editedAt: iso(at), ...albumAlts(altText, after), ...mentioned };
   });
 
   return {
