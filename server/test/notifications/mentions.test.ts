@@ -130,6 +130,7 @@ t.test('an edit that adds a mention notifies the new person only; one it drops i
   await tick();
   const edit = await as[0]!('PATCH', `/api/post?postId=${post.id}`, { caption: 'with @bob and @carol' });
   t.equal(edit.status, 200, edit.body);
+  t.same(edit.json.mentions, ['bob', 'carol'], 'the edit answers whom the caption names now');
   t.equal(await unread(1), 1, 'bob, already named, is not notified again');
   t.equal(await unread(2), 1, 'carol, new, is');
   t.equal((await groups(1)).length, 1);
