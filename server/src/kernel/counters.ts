@@ -210,6 +210,8 @@ export function createCounters(sqlite: Database.Database) {
     /** Before an account's likes, comments and follows are deleted: out of everyone's bells and counters. */
     accountRemoving(user: number): void {
       unread.actor(user, -1);
+      // Others' mentions in comments on the account's posts go with those posts.
+      unread.mentionsOnPostsOf(user);
       for (const step of removalSteps) step.run({ me: user });
     },
     /** The removed account's own counters, once its rows are gone. */
@@ -280,6 +282,7 @@ function createUnreadAdjust(sqlite: Database.Database) {
   const mentionsOfPost = forgetMentions('m.post_id = @id');
   const mentionsOfComment = forgetMentions('m.comment_id = @id');
   const mentionsById = forgetMentions('m.id IN (SELECT value FROM json_each(@ids))');
+  const othersMentionsOnPostsOf = forgetMentions('m.post_id IN (SELECT id FROM posts WHERE user_id = @id) AND m.user_id <> @id');
   return {
     /** Before a post is deleted with the mentions of its caption and comments. */
     postMentions(postId: number): void {
@@ -288,6 +291,10 @@ function createUnreadAdjust(sqlite: Database.Database) {
     /** Before a comment is deleted with its mentions. */
     commentMentions(commentId: number): void {
       mentionsOfComment.run({ id: commentId });
+    },
+    /** Before an account's posts are deleted: the mentions others made in comments on them (its own go by `actor`). */
+    mentionsOnPostsOf(user: number): void {
+      othersMentionsOnPostsOf.run({ id: user });
     },
     /** Before the mentions `ids` (a JSON array) are deleted. */
     mentions(ids: string): void {

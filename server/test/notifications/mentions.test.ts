@@ -172,3 +172,16 @@ t.test("a suspended writer's mentions leave the bell; injection through a name i
   t.equal(await unread(), 1, 'and lifting it puts it back');
   t.ok(bellsAreExact(app.database.sqlite));
 });
+
+t.test("removing an account takes back the mentions it made and those in comments on its posts", async (t) => {
+  const { app, db, as, unread, users } = await people(t, ['alice', 'bob', 'carol', 'dave']);
+  const post = posted(app, users[0]!.id, 'hello @bob');
+  t.equal((await as[2]!('POST', '/api/comment', { postId: post.id, comment: 'ping @dave' })).status, 201);
+  t.equal(await unread(1), 1);
+  t.equal(await unread(3), 1);
+  t.equal((await as[0]!('DELETE', '/api/account', { confirmUsername: 'alice' })).status, 200);
+  t.equal(await unread(1), 0, "alice's own mention of bob is gone");
+  t.equal(await unread(3), 0, "carol's mention of dave on alice's post went with the post");
+  t.equal(db.prepare('SELECT count(*) FROM mentions').pluck().get(), 0);
+  t.ok(bellsAreExact(db));
+});
