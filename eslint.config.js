@@ -37,7 +37,8 @@ const foldersOf = (dir) =>
 const capabilityUses = {
   media: ['people'],
   posts: ['media', 'people'],
-  feeds: ['posts'],
+  feeds: ['posts', 'hashtags'],
+  hashtags: ['posts'],
   social: ['posts'],
   people: ['registration'],
   moderation: ['posts', 'social', 'people'],
@@ -110,12 +111,13 @@ export default tseslint.config(
       'import/no-restricted-paths': ['error', { zones: webZones }],
       // The server's API contract is shared as types only (web/tsconfig.json's @server/contract/* and
       // @server/prerender); of its values only contract/format.ts's pure
-      // readableBytes, so sizes read the same on both sides.
+      // readableBytes, so sizes read the same on both sides, and contract/entities.ts's parser, so
+      // a #tag or @name is a link exactly where the server found one.
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: '^@server/(?!contract/format$)', allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract), and contract/format.ts.' },
+            { regex: '^@server/(?!contract/(format|entities)$)', allowTypeImports: true, message: 'The web app takes only types from the server (server/src/contract), and contract/format.ts and contract/entities.ts.' },
             { group: ['**/server/src/**'], allowTypeImports: true, message: 'The web app takes only types from the server, through @server/contract/*.' },
           ],
         },

@@ -21,7 +21,7 @@ import { benchServerEnv, cpuMicros, cpuSnapshot, freePort, memory, otherWork, re
 import { createRng } from './bench/random.js';
 import { comment, cycle, followUnfollow, get, likeUnlike, median } from './bench/requests.js';
 import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './bench/report.js';
-import { SEED_FORMAT, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
+import { RARE_TAG, SEED_FORMAT, TOP_TAG, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
 import { hasPristineCopy, restoreOrKeepPristine } from './bench/pristine.js';
 import { firstScreenJs } from './bench/web-checks.js';
 
@@ -301,6 +301,11 @@ interface FeedFigures {
   following?: Measure;
   /** The following feed's second page: never cached, so its SQL runs on every request. */
   followingNext?: Measure;
+  /** A tag's page (issue 47): the most used tag of the seed (#showerbeer) and a rare one (#saunaclub, scripts/bench/seed-lib.ts). */
+  tagTop?: Measure;
+  tagRare?: Measure;
+  /** How many posts carry each (GET /api/search-tags). */
+  tagPosts?: { top: number; rare: number };
   /** The constant page, measured in turn with the feeds when a constant server was given. */
   ceiling?: Measure;
   /** Per run, feed req/s over the req/s of the constant page measured right before it; the median. */
@@ -322,7 +327,7 @@ async function feedCases(t: Target_, rows: Row[], label: string, ceiling?: { url
   const url = t.running.url;
   const pid = t.running.pid;
   const out: FeedFigures = { floor: undefined as unknown as FloorResult };
-  const cases: Array<{ key: 'ceiling' | 'discover' | 'following' | 'followingNext'; label: string; run: () => Promise<Measure> }> = [];
+  const cases: Array<{ key: 'ceiling' | 'discover' | 'following' | 'followingNext' | 'tagTop' | 'tagRare'; label: string; run: () => Promise<Measure> }> = [];
   const constantPage = () => (ceiling ? cases.push({ key: 'ceiling', label: 'Constant 20-post page (HTTP ceiling)', run: () => load(ceiling.url, [{ method: 'GET', path: '/page' }], ceiling.pid) }) : 0);
   const d = await probe(t, '/api/discover-posts');
   if (!d.missing) {
@@ -339,6 +344,17 @@ async function feedCases(t: Target_, rows: Row[], label: string, ceiling?: { url
       const path = `/api/followFeed?cursor=${encodeURIComponent(last.cursor)}`;
       cases.push({ key: 'followingNext', label: `Following feed page 2 ${label}`, run: () => load(url, [get(path, t.token)], pid) });
     }
+  }
+  // Tag pages, measured in the same runs as Discover, which they are held to (judgeTargets: within 10%).
+  const tags = { top: TOP_TAG, rare: RARE_TAG } as const;
+  if (!(await probe(t, `/api/hashtags/${tags.top}`)).missing) {
+    const count = async (tag: string) => {
+      const found = (await probe(t, `/api/search-tags?tag=${tag}`)).body as Array<{ tag: string; postCount: number }>;
+      return found.find((m) => m.tag === tag)?.postCount ?? 0;
+    };
+    out.tagPosts = { top: await count(tags.top), rare: await count(tags.rare) };
+    cases.push({ key: 'tagTop', label: `Tag page ${label} (#${tags.top})`, run: () => load(url, [get(`/api/hashtags/${tags.top}`, t.token)], pid) });
+    cases.push({ key: 'tagRare', label: `Tag page ${label} (#${tags.rare})`, run: () => load(url, [get(`/api/hashtags/${tags.rare}`, t.token)], pid) });
   }
   const measured: Partial<Record<(typeof cases)[number]['key'], Measure[]>> = {};
   // Each feed's share of the constant page measured right before it.
@@ -362,6 +378,9 @@ async function feedCases(t: Target_, rows: Row[], label: string, ceiling?: { url
   if (out.following) rows.push({ name: `Following feed page ${label} (follows ${t.info.reader.following})`, ...out.following });
   else rows.push({ name: `Following feed page ${label}`, note: 'route not there yet' });
   if (out.followingNext) rows.push({ name: `Following feed page 2 ${label} (a cursor: computed every time)`, ...out.followingNext });
+  if (out.tagTop) rows.push({ name: `Tag page ${label}, the most used tag (#${tags.top}, ${out.tagPosts?.top} posts)`, ...out.tagTop });
+  else rows.push({ name: `Tag page ${label}`, note: 'route not there yet' });
+  if (out.tagRare) rows.push({ name: `Tag page ${label}, a rare tag (#${tags.rare}, ${out.tagPosts?.rare} posts)`, ...out.tagRare });
   return out;
 }
 
@@ -786,6 +805,7 @@ const verdict = (ok: boolean | undefined): Target['verdict'] => (ok === undefine
 function judgeTargets(server: ServerFigures, smallFeeds: FeedFigures | undefined, floors: Floors, js: ReturnType<typeof firstScreenJs>, users: number): Target[] {
   return [
     ...feedShareTargets(server.feeds),
+    ...tagPageTargets(server.feeds),
     ...growthTargets(server.feeds, smallFeeds, floors),
     ...searchTargets(server, users),
     writesTarget(server),
@@ -811,6 +831,23 @@ function feedShareTargets(feeds: FeedFigures): Target[] {
         ? `${pct(share.median)}: median of the runs' ${share.runs.map(pct).join(', ')} (each run: the constant page, then right after it the feed; medians ${m.rps.toFixed(0)} / ${ceiling.rps.toFixed(0)} req/s)`
         : 'route not there yet',
     verdict: verdict(share ? share.median >= 0.3 : undefined),
+  }));
+}
+
+/** Issue 47: a tag page, for the most used tag and a rare one, within 10% of a Discover page. */
+function tagPageTargets(feeds: FeedFigures): Target[] {
+  const discover = feeds.discover;
+  const atRef = scale === 'reference' ? ' at 1M posts' : ' (small scale: indicative only)';
+  return ([
+    [`the most used tag (#${TOP_TAG})`, feeds.tagTop],
+    [`a rare tag (#${RARE_TAG})`, feeds.tagRare],
+  ] as const).map(([which, m]) => ({
+    name: `Tag page, ${which}, within 10% of a Discover page${atRef}`,
+    measured:
+      m && discover
+        ? `${m.rps.toFixed(0)} vs ${discover.rps.toFixed(0)} req/s = ${pct(m.rps / discover.rps)}; ${m.cpuUs.toFixed(0)} vs ${discover.cpuUs.toFixed(0)} µs CPU per request = ${(m.cpuUs / discover.cpuUs).toFixed(2)}×`
+        : 'route not there yet',
+    verdict: verdict(m && discover ? m.rps >= 0.9 * discover.rps : undefined),
   }));
 }
 

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { createReadTasks } from '../../server/src/feeds/read-tasks.js';
+import { createTagPages } from '../../server/src/hashtags/hashtags-repository.js';
 import { limitBy } from '../../server/src/kernel/db/rows.js';
 import { createPostsRepository } from '../../server/src/posts/posts-repository.js';
 
@@ -131,7 +132,8 @@ export async function measureFloor(dbFile: string, viewer: number, searchPrefix:
       },
     };
     // The server's read tasks: what the feed routes run below HTTP (the repository's SQL, then the page's JSON).
-    const tasks = createReadTasks(createPostsRepository(db));
+    const posts = createPostsRepository(db);
+    const tasks = createReadTasks(posts, createTagPages(db, posts));
     const newest = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
     const { following_count: followingCount, block_count: blockCount } = db
       .prepare('SELECT following_count, block_count FROM users WHERE id = ?')

@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { findAppRoot } from '../../server/src/kernel/config.js';
 import { openDatabase } from '../../server/src/kernel/db/client.js';
 import { recountAllUnread } from '../../server/src/social/notifications-repository.js';
+import { tagsOf } from '../../server/src/contract/entities.js';
 import { createCounters } from '../../server/src/kernel/counters.js';
 import { createSuspensionSteps } from '../../server/src/people/suspension.js';
 import { createInvitesRepository } from '../../server/src/registration/invites-repository.js';
@@ -70,7 +71,14 @@ const DAY = 86_400_000;
 // 5: likes WITHOUT ROWID and no comments_recipient_idx (migrations 0013, 0014), seeded as such rather than migrated at start.
 // 6: likes keyed by (post_id, created_at, user_id) with no index by recipient (migration 0015); the same rows as 5.
 // 7: follows WITHOUT ROWID and users.notified_at (migration 0016).
-export const SEED_FORMAT = 7;
+// 8: hashtags (migration 0027): post_hashtags from the captions, and RARE_TAG on every RARE_EVERY-th post.
+export const SEED_FORMAT = 8;
+
+/** The seed's most used tag: one caption ending in ten has it (words.ts, TAILS). */
+export const TOP_TAG = 'showerbeer';
+/** A rare tag, on one post in RARE_EVERY: 10 posts of the small set, 1 000 of the reference one. */
+export const RARE_TAG = 'saunaclub';
+const RARE_EVERY = 1000;
 const SEED_INFO = 'seed.json';
 
 export const readSeedInfo = (dataDir: string): SeedInfo | null => {
@@ -445,11 +453,17 @@ function insertPosts(
     'id', 'user_id', 'caption', 'is_anonymous', 'is_profile_picture', 'media_key', 'width', 'height',
     'like_count', 'comment_count', 'created_at',
   ]);
+  const tagRows: Array<[string, number, number]> = [];
   for (let i = 0; i < c.P; i++) {
     const m = media[c.postMedia[i]!]!;
     postsIns.push(i + 1);
     postsIns.push(c.author[i]! + 1);
-    postsIns.push(rng.next() < 0.05 ? '' : caption(rng.pick));
+    // The rare tag is appended without a draw of its own: the generator's sequence stays the same.
+    const drawn = rng.next() < 0.05 ? '' : caption(rng.pick);
+    const text = i % RARE_EVERY === RARE_EVERY - 1 ? `${drawn} #${RARE_TAG}`.trim() : drawn;
+    postsIns.push(text);
+    // The post's tags as create-post writes them (hashtags/hashtags-repository.ts), inserted after the posts.
+    for (const tag of tagsOf(text)) tagRows.push([tag, i + 1, Math.floor(c.postTime[i]!)]);
     postsIns.push(c.anon[i]);
     postsIns.push(0);
     postsIns.push(m.key);
@@ -477,6 +491,9 @@ function insertPosts(
     postsIns.push(Math.floor(c.userCreated[u]! + rng.next() * DAY));
   }
   postsIns.finish();
+  const tagsIns = inserter(db, 'post_hashtags', ['tag', 'post_id', 'created_at']);
+  for (const row of tagRows) for (const value of row) tagsIns.push(value);
+  tagsIns.finish();
   return pictures;
 }
 

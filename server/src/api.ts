@@ -8,6 +8,7 @@ import commentRoutes from './social/comment-routes.js';
 import exportRoutes from './export/export-routes.js';
 import feedRoutes from './feeds/feed-routes.js';
 import followRoutes from './social/follow-routes.js';
+import hashtagRoutes from './hashtags/hashtag-routes.js';
 import inviteRoutes from './registration/invite-routes.js';
 import likeRoutes from './social/like-routes.js';
 import moderationRoutes from './moderation/moderation-routes.js';
@@ -27,6 +28,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   // Feed pages, grids and lists gzip-compressed for clients that take it (server/src/kernel/compression.ts).
   fastify.addHook('onSend', compressJson);
   await fastify.register(feedRoutes);
+  await fastify.register(hashtagRoutes);
   await fastify.register(likeRoutes);
   await fastify.register(commentRoutes);
   await fastify.register(followRoutes);

@@ -13,6 +13,7 @@ import { createPersonSteps } from './person-steps.js';
 import mediaPlugin from './media/plugin.js';
 import postsPlugin from './posts/plugin.js';
 import postWriteRoutes from './posts/post-write-routes.js';
+import hashtagsPlugin from './hashtags/plugin.js';
 import feedsPlugin from './feeds/plugin.js';
 import socialPlugin from './social/plugin.js';
 import moderationPlugin from './moderation/plugin.js';
@@ -56,6 +57,7 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(peoplePlugin, (parent) => ({ personSteps: createPersonSteps(parent.database.sqlite) }));
   await fastify.register(mediaPlugin);
   await fastify.register(postsPlugin);
+  await fastify.register(hashtagsPlugin);
   await fastify.register(feedsPlugin);
   await fastify.register(socialPlugin);
   await fastify.register(moderationPlugin);

@@ -128,3 +128,8 @@ export type NoticesView = Static<typeof Notices>;
 export type JoinRequestsView = Static<typeof JoinRequests>;
 export type InvitesView = Static<typeof Invites>;
 export type InstanceChangeView = Static<typeof InstanceChange>;
+
+/** A hashtag a search found (GET /api/search-tags): the tag as stored (no `#`) and how many posts carry it. */
+export const TagMatch = Type.Object({ tag: Type.String(), postCount: Type.Integer() });
+export const TagMatches = Type.Array(TagMatch);
+export type TagMatchView = Static<typeof TagMatch>;

@@ -20,6 +20,8 @@ export const Comment = Type.Object({
   userid: Nullable(Type.Integer()),
   isOwner: Type.Boolean(),
   cursor: Type.String(),
+  /** The people it names (`@name`) who exist here, by username: the web app links those (issue 47). */
+  mentions: Type.Array(Type.String()),
 });
 
 /** One photo of a post, with its own renditions, size and description (docs/api.md, "Albums"). */
@@ -64,6 +66,8 @@ export const Post = Type.Object({
    * it, and a feed page of single photos stays the size it was (docs/api.md, "Albums").
    */
   photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
+  /** The people its caption names (`@name`) who existed when it was written, by username: the web app links those (issue 47). */
+  mentions: Type.Array(Type.String()),
 });
 
 /** An album's every description in order, the first included ('' when none): the edit's answer and each version. */
@@ -90,6 +94,8 @@ export const PostEdit = Type.Object({
   editedAt: Nullable(Type.String()),
   /** An album's: every photo's description after the edit, in order; absent for a post of one photo. */
   photos: AlbumAlts,
+  /** When the caption changed: the people it names now (as Post.mentions); absent: as they were. */
+  mentions: Type.Optional(Type.Array(Type.String())),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
@@ -290,7 +296,15 @@ export type ReportReasonName = Static<typeof ReportReason>;
 
 // ---- Notifications (docs/api.md, "Notifications") ----
 
-export const NotificationKind = Type.Union([Type.Literal('like'), Type.Literal('comment'), Type.Literal('follow')]);
+export const NotificationKind = Type.Union([
+  Type.Literal('like'),
+  Type.Literal('comment'),
+  Type.Literal('follow'),
+  /** "X mentioned you in a post" (issue 47); no actors when the post is anonymous: "Someone mentioned you". */
+  Type.Literal('mention'),
+  /** "X mentioned you in a comment". */
+  Type.Literal('commentMention'),
+]);
 
 /** Likes, comments or follows of one kind on one post (or of you) on one UTC day: "ale and 3 others liked your post". */
 export const NotificationGroup = Type.Object({

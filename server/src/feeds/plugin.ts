@@ -16,5 +16,5 @@ export default fp(
     fastify.addHook('onClose', () => reads.close());
     fastify.decorate('reads', reads);
   },
-  { name: 'feeds', dependencies: ['kernel', 'posts'] },
+  { name: 'feeds', dependencies: ['kernel', 'posts', 'hashtags'] },
 );

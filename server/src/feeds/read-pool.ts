@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { PostsRepository } from '../posts/posts-repository.js';
+import { createTagPages } from '../hashtags/hashtags-repository.js';
 import { createReadTasks, type ReadCall, type ReadReply, type ReadTask, type ReadTaskArgs, type ReadTasks } from './read-tasks.js';
 
 /** Runs feed reads and gives their JSON text: ASCII bytes from a worker, or the text when run inline. */
@@ -49,7 +50,7 @@ function newWorker(file: string): Worker {
 export async function createReadPool(sqlite: Database.Database, posts: PostsRepository, workers: number): Promise<ReadPool> {
   let inline: ReadTasks | undefined;
   const runInline = <K extends ReadTask>(task: K, args: ReadTaskArgs[K]): Promise<string> => {
-    inline ??= createReadTasks(posts);
+    inline ??= createReadTasks(posts, createTagPages(sqlite, posts));
     try {
       return Promise.resolve((inline[task] as (a: ReadTaskArgs[K]) => string)(args));
     } catch (err) {

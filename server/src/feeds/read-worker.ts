@@ -2,13 +2,15 @@
 // feed pages as JSON text for the request thread (see read-pool.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { createPostsRepository } from '../posts/posts-repository.js';
+import { createTagPages } from '../hashtags/hashtags-repository.js';
 import { openReader } from '../kernel/db/client.js';
 import { createReadTasks, type ReadCall, type ReadReply } from './read-tasks.js';
 
 
 const port = parentPort!;
 const sqlite = openReader((workerData as { file: string }).file);
-const tasks = createReadTasks(createPostsRepository(sqlite));
+const posts = createPostsRepository(sqlite);
+const tasks = createReadTasks(posts, createTagPages(sqlite, posts));
 
 // Calls come in batches (read-pool.ts sends what a turn of the request thread's loop asked for
 // as one message) and their answers go back as one message: one wake-up of each thread a batch.

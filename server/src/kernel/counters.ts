@@ -122,17 +122,35 @@ export function createCounters(sqlite: Database.Database) {
     'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
   );
 
+  // A mention (social/mentions-repository.ts): its recipient's bell, +1 when it counts.
+  const mentionToRecipient = sqlite.prepare<{ recipient: number; at: number }>(`
+    UPDATE users SET unread_notifications = unread_notifications + 1, notified_at = max(notified_at, @at)
+    WHERE id = @recipient`);
+
   return {
+    /** A mention of `recipient` made `at` that counts (not oneself, no block by name either way, the writer live). */
+    mentioned(recipient: number, at: number): void {
+      mentionToRecipient.run({ recipient, at });
+    },
+    /** Before mentions are deleted (an edit took them out of a caption): out of their recipients' bells, those that counted. */
+    mentionsForgotten(mentionIds: number[]): void {
+      if (mentionIds.length > 0) unread.mentions(JSON.stringify(mentionIds));
+    },
+    /** Before a comment is deleted: the mentions it made leave their recipients' bells. */
+    commentMentionsRemoved(commentId: number): void {
+      unread.commentMentions(commentId);
+    },
     /** A post made (not a profile picture: those count nowhere). */
     postCreated(userId: number, isAnonymous: boolean): void {
       countPost.run(isAnonymous ? 0 : 1, userId);
     },
     /**
-     * Before a post's row is deleted (its likes and comments go with it): its notifications
-     * leave its author's bell, and a post that is not a profile picture leaves the author's counters.
+     * Before a post's row is deleted (its likes, comments and mentions go with it): its notifications
+     * leave its author's bell and the bells of the people its caption and comments mention, and a post that is not a profile picture leaves the author's counters.
      */
     postDeleted(post: { id: number; userId: number; isProfilePicture: number; isAnonymous: number; likeCount: number; commentCount: number }): void {
       unread.post(post.id);
+      unread.postMentions(post.id);
       if (!post.isProfilePicture) uncountPost.run(post.isAnonymous ? 0 : 1, post.likeCount, post.commentCount, post.userId);
     },
     /** A like on `postId` by someone (`notify` 1: it rings the author's bell, made `at`); the post's new like_count. */
@@ -192,6 +210,8 @@ export function createCounters(sqlite: Database.Database) {
     /** Before an account's likes, comments and follows are deleted: out of everyone's bells and counters. */
     accountRemoving(user: number): void {
       unread.actor(user, -1);
+      // Others' mentions in comments on the account's posts go with those posts.
+      unread.mentionsOnPostsOf(user);
       for (const step of removalSteps) step.run({ me: user });
     },
     /** The removed account's own counters, once its rows are gone. */
@@ -232,7 +252,8 @@ function createUnreadAdjust(sqlite: Database.Database) {
       SELECT count(*) FROM (
         SELECT created_at AS at FROM likes WHERE user_id = @actor AND recipient_id = @recipient
         UNION ALL SELECT created_at FROM comments WHERE user_id = @actor AND recipient_id = @recipient AND hidden = 0
-        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient)
+        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient
+        UNION ALL SELECT created_at FROM mentions WHERE recipient_id = @recipient AND user_id = @actor)
       WHERE at > users.notifications_seen_at), 0)
     WHERE id = @recipient AND ${visibleActor('@recipient', '@actor')}`);
   // Everything unread @actor made that counts now, per recipient; by @sign.
@@ -240,14 +261,45 @@ function createUnreadAdjust(sqlite: Database.Database) {
     WITH made AS (
       SELECT recipient_id AS id, created_at AS at FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
       UNION ALL SELECT recipient_id, created_at FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL AND hidden = 0
-      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor),
+      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor
+      UNION ALL SELECT recipient_id, created_at FROM mentions WHERE user_id = @actor AND recipient_id IS NOT NULL),
     unread AS (
       SELECT made.id, count(*) AS n FROM made JOIN users r ON r.id = made.id
       WHERE made.at > r.notifications_seen_at AND ${visibleActor('made.id', '@actor')}
       GROUP BY made.id)
     UPDATE users SET unread_notifications = max(unread_notifications + @sign * unread.n, 0)
     FROM unread WHERE users.id = unread.id`);
+  // Mentions about to be deleted, per recipient, those unread that count now: -1 each.
+  const forgetMentions = (where: string) =>
+    sqlite.prepare(`
+    WITH gone AS (
+      SELECT m.recipient_id AS id, count(*) AS n FROM mentions m JOIN users r ON r.id = m.recipient_id
+      WHERE ${where} AND m.recipient_id IS NOT NULL AND m.created_at > r.notifications_seen_at
+        AND ${visibleActor('m.recipient_id', 'm.user_id')}
+      GROUP BY m.recipient_id)
+    UPDATE users SET unread_notifications = max(unread_notifications - gone.n, 0)
+    FROM gone WHERE users.id = gone.id`);
+  const mentionsOfPost = forgetMentions('m.post_id = @id');
+  const mentionsOfComment = forgetMentions('m.comment_id = @id');
+  const mentionsById = forgetMentions('m.id IN (SELECT value FROM json_each(@ids))');
+  const othersMentionsOnPostsOf = forgetMentions('m.post_id IN (SELECT id FROM posts WHERE user_id = @id) AND m.user_id <> @id');
   return {
+    /** Before a post is deleted with the mentions of its caption and comments. */
+    postMentions(postId: number): void {
+      mentionsOfPost.run({ id: postId });
+    },
+    /** Before a comment is deleted with its mentions. */
+    commentMentions(commentId: number): void {
+      mentionsOfComment.run({ id: commentId });
+    },
+    /** Before an account's posts are deleted: the mentions others made in comments on them (its own go by `actor`). */
+    mentionsOnPostsOf(user: number): void {
+      othersMentionsOnPostsOf.run({ id: user });
+    },
+    /** Before the mentions `ids` (a JSON array) are deleted. */
+    mentions(ids: string): void {
+      mentionsById.run({ ids });
+    },
     /** Before a block between `a` and `b` is made (-1), or after it is lifted (+1). */
     pair(a: number, b: number, sign: -1 | 1): void {
       pair.run({ actor: a, recipient: b, sign });

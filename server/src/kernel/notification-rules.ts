@@ -29,11 +29,20 @@ export const commentsTo = (r: string, range: string) => `
   posts p JOIN comments c ON c.post_id = p.id AND ${range}
   WHERE p.user_id = ${r} AND p.is_profile_picture = 0 AND c.recipient_id IS NOT NULL AND c.hidden = 0`;
 
-/** What is newer than @seen for user @user, by the rules above (also migration 0012's recount). */
+/**
+ * Mentions of `r` (a column or parameter) as `m`, in a post's caption or a comment, by time
+ * (mentions_recipient_idx); `range` limits created_at. Its rows are taken back with their post
+ * or comment (cascade), and mentions-repository.ts drops those an edit removes.
+ */
+export const mentionsTo = (r: string, range: string) => `
+  mentions m WHERE m.recipient_id = ${r} AND ${range}`;
+
+/** What is newer than @seen for user @user, by the rules above (also migration 0012's recount; mentions since 0027). */
 export const UNREAD_COUNT = `
   (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
   + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
-  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})`;
+  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})
+  + (SELECT count(*) FROM ${mentionsTo('@user', 'm.created_at > @seen')} AND ${visibleActor('@user', 'm.user_id')})`;
 
 /**
  * The created_at of user @user's newest notification before @before (ms), visible or not,
@@ -49,4 +58,6 @@ export const NEWEST_BEFORE = `
             AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
       FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
     UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
+            ORDER BY created_at DESC LIMIT 1)
+    UNION ALL SELECT (SELECT created_at FROM mentions WHERE recipient_id = @user AND created_at < @before
             ORDER BY created_at DESC LIMIT 1)))`;

@@ -26,6 +26,8 @@ export interface PostRow {
   editedAt: number | null;
   /** posts.photo_count: above 1, an album whose other photos come in PostPage.photos. */
   photoCount: number;
+  /** posts.mentions: the usernames its caption names, as a JSON array; null: none. */
+  mentions: string | null;
 }
 
 /** An album's photo after its first (post_photos), as the page queries read it. */
@@ -46,6 +48,8 @@ export interface CommentRow {
   content: string;
   createdAt: number;
   username: string;
+  /** comments.mentions, as posts.mentions. */
+  mentions: string | null;
 }
 
 /** What a viewer needs to know about a comment's post to render it without leaking its author. */
@@ -62,6 +66,9 @@ export interface PostPage {
   /** Album id → its photos after the first, in order (absent: a single photo; only albums are read). */
   photos?: Map<number, PhotoRow[]>;
 }
+
+/** posts.mentions or comments.mentions as the answer's list. */
+export const mentionList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
 
 export const pictureUrl = (key: string | null): string | null => (key ? mediaUrls(key).thumbnailUrl : null);
 
@@ -87,5 +94,6 @@ export function commentView(row: CommentRow, post: PostAuthorship, viewerId: num
     userid: hidden ? null : row.userId,
     isOwner: row.userId === viewerId,
     cursor: formatCursor(row.createdAt, row.id),
+    mentions: mentionList(row.mentions),
   };
 }

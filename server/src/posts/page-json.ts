@@ -19,17 +19,21 @@ interface PostFragment {
   mediumWidth: number;
   createdAt: number;
   editedAt: number | null;
+  mentions: string | null;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
-  /** `,"cursor":"…"` (an album's `,"photos":[…]` and `}` follow) */
+  /** `,"cursor":"…","mentions":[…]` (an album's `,"photos":[…]` and `}` follow: the schema writes optional fields last) */
   tail: string;
 }
 
 interface CommentFragment {
   content: string;
   createdAt: number;
+  mentions: string | null;
   /** `,"content":…,"created_at":"…","userid":` */
   middle: string;
+  /** `,"mentions":[…]}` */
+  end: string;
 }
 
 /**
@@ -50,10 +54,10 @@ function jsonKeys<T>() {
 }
 const P = jsonKeys<PostView>()(
   'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at', 'editedAt',
-  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos', 'mentions',
 );
 const F = jsonKeys<PhotoView>()('s3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'altText');
-const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
+const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor', 'mentions');
 // Nothing may be missing: a field of the shape the writer does not write is a type error here.
 const _complete: [typeof P, typeof C, typeof F] extends [{ missing: unknown }, unknown, unknown] | [unknown, { missing: unknown }, unknown] | [unknown, unknown, { missing: unknown }] ? never : true = true;
 void _complete;
@@ -70,6 +74,9 @@ function photoJson(p: { mediaKey: string; width: number; height: number; mediumW
 const NON_ASCII = /[\u0080-\uffff]/;
 const NON_ASCII_ALL = /[\u0080-\uffff]/g;
 const escapeUnit = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** posts.mentions or comments.mentions (JSON.stringify's array of usernames, or null) as the answer's list, in ASCII. */
+const mentionsJson = (json: string | null) => (json === null ? '[]' : NON_ASCII.test(json) ? json.replace(NON_ASCII_ALL, escapeUnit) : json);
 
 /**
  * A string as JSON text in ASCII only: what JSON.stringify gives, with every
@@ -115,7 +122,8 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.height === r.height &&
       kept.mediumWidth === r.mediumWidth &&
       kept.createdAt === r.createdAt &&
-      kept.editedAt === r.editedAt
+      kept.editedAt === r.editedAt &&
+      kept.mentions === r.mentions
     ) {
       return kept;
     }
@@ -130,12 +138,13 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       mediumWidth: r.mediumWidth,
       createdAt: r.createdAt,
       editedAt: r.editedAt,
+      mentions: r.mentions,
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
         `${P.caption}${asciiJson(r.caption)},${P.altText}${asciiJson(r.altText)},${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}",` +
         `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
-      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"`,
+      tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}",${P.mentions}${mentionsJson(r.mentions)}`,
     };
     flatten(fragment.head);
     flatten(fragment.tail);
@@ -145,13 +154,16 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
 
   function commentFragment(c: CommentRow): CommentFragment {
     const kept = comments.get(c.id);
-    if (kept && kept.content === c.content && kept.createdAt === c.createdAt) return kept;
+    if (kept && kept.content === c.content && kept.createdAt === c.createdAt && kept.mentions === c.mentions) return kept;
     const fragment: CommentFragment = {
       content: c.content,
       createdAt: c.createdAt,
+      mentions: c.mentions,
       middle: `,${C.content}${asciiJson(c.content)},${C.created_at}"${iso(c.createdAt)}",${C.userid}`,
+      end: `,${C.mentions}${mentionsJson(c.mentions)}}`,
     };
     flatten(fragment.middle);
+    flatten(fragment.end);
     comments.set(c.id, fragment);
     return fragment;
   }
@@ -167,10 +179,12 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     for (let j = 0; j < list.length; j++) {
       const c = list[j]!;
       const anonymous = commenterHidden(c, r, viewer);
+      const fragment = commentFragment(c);
       out +=
         `${j > 0 ? ',' : ''}{${C.comment_id}${c.id},${C.username}${anonymous ? 'null' : asciiJson(c.username)}` +
-        commentFragment(c).middle +
-        `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
+        fragment.middle +
+        `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"` +
+        fragment.end;
     }
     out += ']' + fragment.tail;
     // An album's photos: few posts are albums, so they are written for each use, not kept.

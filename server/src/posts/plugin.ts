@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { createPostCaptions, type PostCaptions } from './post-captions.js';
 import { createPostEditsRepository, type PostEditsRepository } from './post-edits-repository.js';
 import { createPostsRepository, type PostsRepository } from './posts-repository.js';
 import { createPostWritesRepository } from './post-writes-repository.js';
@@ -11,6 +12,8 @@ declare module 'fastify' {
     postEdits: PostEditsRepository;
     /** create-post, delete-post and an operator's removal (post-writes-service.ts). */
     postWrites: PostWritesService;
+    /** Where hashtags/ and social/ listen for captions written (post-captions.ts). */
+    postCaptions: PostCaptions;
   }
 }
 
@@ -20,9 +23,12 @@ export default fp(
     const { sqlite } = fastify.database;
     const posts = createPostsRepository(sqlite);
     fastify.decorate('posts', posts);
-    fastify.decorate('postEdits', createPostEditsRepository(sqlite, fastify.shared, posts));
+    // Hashtags and mentions hear of every caption written (post-captions.ts); their plugins register after this one.
+    const captions = createPostCaptions(sqlite);
+    fastify.decorate('postCaptions', captions);
+    fastify.decorate('postEdits', createPostEditsRepository(sqlite, fastify.shared, posts, captions.written));
     const { config, storage, uploads, media, imageLimiter } = fastify;
-    const repo = createPostWritesRepository(sqlite, fastify.shared, uploads.storageUsed);
+    const repo = createPostWritesRepository(sqlite, fastify.shared, uploads.storageUsed, captions.written);
     fastify.decorate('postWrites', createPostWritesService({ config, storage, uploads, media, repo, limiter: imageLimiter, log: fastify.log }));
   },
   { name: 'posts', dependencies: ['kernel', 'media'] },

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest, forbidden, notFound } from '../kernel/errors.js';
 import type { PostsRepository } from './posts-repository.js';
+import type { CaptionWrite } from './post-captions.js';
 
 /**
  * What an edit changes: the caption, and photos' descriptions by their place in the post (0 the
@@ -20,6 +21,8 @@ export interface EditedPost {
   editedAt: string | null;
   /** An album's every description in order (the first is altText); absent for a post of one photo. */
   photos?: Array<{ altText: string }>;
+  /** When the caption changed: the usernames it mentions now. */
+  mentions?: string[];
 }
 
 /** One version of a post's text: what it said from `written_at` on (GET /api/post-versions). */
@@ -40,6 +43,7 @@ interface EditablePost {
   isProfilePicture: number;
   hidden: number;
   photoCount: number;
+  isAnonymous: number;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -55,10 +59,15 @@ const albumAlts = (altText: string, others: string[]) =>
  * notifications are rows of their own, by post id, and stay as they are. A version names
  * nobody: who wrote it is the post's author, shown or not by the post's own rules (views.ts).
  */
-export function createPostEditsRepository(sqlite: Database.Database, { live }: Shared, posts: PostsRepository) {
+export function createPostEditsRepository(
+  sqlite: Database.Database,
+  { live }: Shared,
+  posts: PostsRepository,
+  onCaption: (write: CaptionWrite) => string | null = () => null,
+) {
   const editable = sqlite.prepare<[number], EditablePost>(`
     SELECT user_id AS userId, caption, alt_text AS altText, created_at AS createdAt, edited_at AS editedAt,
-      is_profile_picture AS isProfilePicture, hidden, photo_count AS photoCount
+      is_profile_picture AS isProfilePicture, hidden, photo_count AS photoCount, is_anonymous AS isAnonymous
     FROM posts WHERE id = ?`);
   // An album's photos after the first, in order (the post_photos primary key).
   const otherAlts = sqlite
@@ -117,10 +126,15 @@ export function createPostEditsRepository(sqlite: Database.Database, { live }: S
       writtenAt: post.editedAt ?? post.createdAt,
     });
     update.run({ post: postId, caption, altText, at });
+    // Its tags and mentions follow the caption (post-captions.ts); the answer says whom it names now.
+    const mentioned =
+      caption !== post.caption
+        ? { mentions: JSON.parse(onCaption({ postId, userId, isAnonymous: post.isAnonymous === 1, caption, at, created: false }) ?? '[]') as string[] }
+        : {};
     after.forEach((a, i) => {
       if (a !== before[i]) updatePhoto.run({ post: postId, position: i + 1, altText: a });
     });
-    return { postid: postId, caption, altText, editedAt: iso(at), ...albumAlts(altText, after) };
+    return { postid: postId, caption, altText, editedAt: iso(at), ...albumAlts(altText, after), ...mentioned };
   });
 
   return {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { prepareVisiblePost } from './posts-repository.js';
+import type { CaptionWrite } from './post-captions.js';
 
 export interface NewPost {
   userId: number;
@@ -47,7 +48,12 @@ export interface DeletedPost {
  * quota's count (media/media-repository.ts: the posts' images and the waiting uploads), read
  * inside the insert's transaction.
  */
-export function createPostWritesRepository(sqlite: Database.Database, { counters, live }: Shared, storageUsed: (userId: number) => number) {
+export function createPostWritesRepository(
+  sqlite: Database.Database,
+  { counters, live }: Shared,
+  storageUsed: (userId: number) => number,
+  onCaption: (write: CaptionWrite) => string | null = () => null,
+) {
   const insertPostStmt = sqlite.prepare<[number, string, string, number, number, string, number, number, number, number, number, number], { id: number }>(
     `INSERT INTO posts (user_id, caption, alt_text, is_anonymous, is_profile_picture, media_key, width, height, medium_width, created_at, stored_bytes, photo_count)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -82,7 +88,7 @@ export function createPostWritesRepository(sqlite: Database.Database, { counters
    * the quota is checked in the same IMMEDIATE transaction as the insert, so parallel
    * create-posts cannot each see the same room left (0: no quota).
    */
-  const insertPost = sqlite.transaction((post: NewPost, quotaBytes: number): { id: number } | { overQuota: number } => {
+  const insertPost = sqlite.transaction((post: NewPost, quotaBytes: number): { id: number; mentions: string | null } | { overQuota: number } => {
     live.assert(post.userId);
     if (quotaBytes > 0) {
       const used = storageUsed(post.userId);
@@ -104,9 +110,14 @@ export function createPostWritesRepository(sqlite: Database.Database, { counters
     )!;
     post.morePhotos?.forEach((f, i) => insertPhotoStmt.run(id, i + 1, f.mediaKey, f.width, f.height, f.mediumWidth, f.altText));
     // Profile pictures are posts too, but never shown in feeds nor counted.
+    // Its tags and mentions (posts.mentions, for the answer) from the caption's listeners (post-captions.ts).
+    let mentions: string | null = null;
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
-    else counters.postCreated(post.userId, post.isAnonymous);
-    return { id };
+    else {
+      counters.postCreated(post.userId, post.isAnonymous);
+      mentions = onCaption({ postId: id, userId: post.userId, isAnonymous: post.isAnonymous, caption: post.caption, at: post.createdAt, created: true });
+    }
+    return { id, mentions };
   });
 
   type DeleteResult = { outcome: 'deleted'; post: DeletedPost } | { outcome: 'not_found' } | { outcome: 'forbidden' };

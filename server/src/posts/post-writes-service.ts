@@ -238,6 +238,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
       const progress = { current: 0 };
       const createdAt = now();
       let postid: number;
+      let mentions: string | null;
       let photos: [StoredPhoto, ...StoredPhoto[]];
       try {
         photos = await storePhotos(user, rows, draft, written, progress);
@@ -262,11 +263,12 @@ export function createPostWritesService(deps: PostWritesDeps) {
         );
         if ('overQuota' in inserted) throw overQuota(draft, progress, inserted.overQuota, storedBytes);
         postid = inserted.id;
+        mentions = inserted.mentions;
       } catch (err) {
         return abandon(err, rows, written, progress.current, draft.which);
       }
       for (const row of rows) await media.removeStored(row.key);
-      return answer(user, draft, postid, createdAt, photos);
+      return answer(user, draft, postid, createdAt, photos, mentions);
     },
 
     async deletePost(user: AuthUser, postId: number) {
@@ -280,7 +282,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
   };
 
   /** The same Post every feed gives its author, by the same writer (posts/page-json.ts); or the new picture's address. */
-  function answer(user: AuthUser, draft: Draft, postid: number, createdAt: number, stored: StoredPhoto[]) {
+  function answer(user: AuthUser, draft: Draft, postid: number, createdAt: number, stored: StoredPhoto[], mentions: string | null = null) {
     const [first, ...more] = stored.map(({ storedBytes: _bytes, ...photo }) => photo) as [NewPhoto, ...NewPhoto[]];
     if (draft.isProfilePicture) return { profilePictureUrl: mediaUrls(first.mediaKey).thumbnailUrl };
     const pictureKey = draft.isAnonymous ? null : repo.profilePictureKey(user.id);
@@ -304,6 +306,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
           liked: 0,
           photoCount: stored.length,
           editedAt: null,
+          mentions,
         },
         [],
         user.id,

@@ -69,7 +69,7 @@ const POST_SEEN = `CASE WHEN p.is_anonymous = 1
 export const PRIVATE_SEEN = `(p.is_anonymous = 1 OR u.is_private = 0 OR p.user_id = @viewer
       OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = p.user_id))`;
 
-interface PageParams {
+export interface PageParams {
   viewer: number;
   ts: number;
   id: number;
@@ -98,9 +98,9 @@ export const prepareVisiblePost = (sqlite: Database.Database) =>
 
 // The winners of a page are loaded with their author, counters and likedByUser
 // (one probe of the likes primary key) in the same statement as the keyset.
-const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altText, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
+export const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altText, p.is_anonymous AS isAnonymous, p.media_key AS mediaKey,
   p.width, p.height, p.medium_width AS mediumWidth, p.like_count AS likeCount, p.comment_count AS commentCount, p.created_at AS createdAt,
-  p.edited_at AS editedAt, p.photo_count AS photoCount, u.username, u.profile_picture_key AS pictureKey,
+  p.edited_at AS editedAt, p.photo_count AS photoCount, u.username, u.profile_picture_key AS pictureKey, p.mentions,
   EXISTS (SELECT 1 FROM likes l WHERE l.post_id = p.id AND l.user_id = @viewer) AS liked`;
 
 // Page statements do not filter on users.deleted_at: with sqlite_stat1 present
@@ -112,7 +112,7 @@ const POST_COLUMNS = `p.id, p.user_id AS userId, p.caption, p.alt_text AS altTex
 // Keyset "before (ts, id)" in the shape that keeps SQLite on the index range
 // (a row-value comparison `(created_at, id) < (?, ?)` joined with users was
 // measured at ~100 ms near the top of the feed, against ~95 µs for this form).
-const BEFORE = (alias: string) =>
+export const BEFORE = (alias: string) =>
   `${alias}.created_at <= @ts AND (${alias}.created_at < @ts OR ${alias}.id < @id)`;
 
 /**
@@ -163,11 +163,16 @@ export function createPostsRepository(sqlite: Database.Database) {
    * blocks at the reference scale; docs/performance.md.)
    */
   function discoverBlocking(viewer: Viewer, before: Keyset, limit: number): PostRow[] {
+    return readBlocking(viewer, (params) => discover.all(params), page(viewer.id, before, limit), limit);
+  }
+
+  /** A newest-first list of posts (`read`: a keyset statement) for a viewer with blocks, as Discover's above. */
+  function readBlocking<P extends PageParams>(viewer: Viewer, read: (params: P) => PostRow[], first: P, limit: number): PostRow[] {
     const sets = blocksOf(viewer);
     const rows: PostRow[] = [];
-    let params = page(viewer.id, before, limit);
+    let params = first;
     for (;;) {
-      const batch = discover.all(params);
+      const batch = read(params);
       for (const r of batch) {
         if (rows.length === limit) break;
         if (sets.posts.has(r.id) || (r.isAnonymous !== 1 && sets.namedSet.has(r.userId))) continue;
@@ -271,7 +276,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   // most FIRST_COMMENTS entries read from comments_post_idx, however many it has.
   // Comments of suspended authors are hidden (comments.hidden) and left out.
   const firstComments = arrayRows<[string], CommentRow>(sqlite, `
-    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username, c.mentions
     FROM json_each(?) j
     JOIN comments c ON c.id IN (
       SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0
@@ -284,7 +289,7 @@ export function createPostsRepository(sqlite: Database.Database) {
   // An anonymous post's author commenting on it is shown without a name, so stays: hiding it
   // would name them.
   const firstCommentsBlocking = arrayRows<{ ids: string; blocked: string }, CommentRow>(sqlite, `
-    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username, c.mentions
     FROM json_each(@ids) j
     JOIN comments c ON c.id IN (
       SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0
@@ -437,6 +442,17 @@ export function createPostsRepository(sqlite: Database.Database) {
     /** What anyone sees on a profile: never the anonymous posts. */
     publicPosts: read((owner: number, viewer: Viewer, before: Keyset, limit: number) =>
       withComments(publicOfUser.all({ ...page(viewer.id, before, limit), owner }), viewer)),
+    /**
+     * A page of another list of posts read like Discover (hashtags/'s tag pages): `read`, a keyset
+     * statement over POST_COLUMNS that leaves out hidden posts and applies PRIVATE_SEEN, run with
+     * the page's parameters; blocks left out as on Discover, then the first comments and albums,
+     * in one snapshot.
+     */
+    listed: read((viewer: Viewer, list: (params: PageParams) => PostRow[], before: Keyset, limit: number) => {
+      const params = page(viewer.id, before, limit);
+      const rows = viewer.blockCount === 0 ? list(params) : readBlocking(viewer, list, params, limit);
+      return withComments(rows, viewer);
+    }),
     /** A post `viewer` may see: listable, not hidden, and not hidden from them by a block (POST_SEEN). */
     findVisible: (postId: number, viewer: number) => visible.get({ post: postId, viewer }),
     /**

@@ -4,25 +4,26 @@ import { limitBy } from '../kernel/db/rows.js';
 import { forbidden, notFound } from '../kernel/errors.js';
 import type { Keyset } from '../kernel/paging.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from '../posts/posts-repository.js';
+import type { MentionsRepository } from './mentions-repository.js';
 import { commentView, type CommentRow, type CommentView } from '../kernel/views.js';
 
 /**
  * Comments, with posts.comment_count and the author's comments_received kept in
  * the same transaction as the write.
  */
-export function createCommentsRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository) {
+export function createCommentsRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository, mentions: MentionsRepository) {
   // A block by name hides the other's comments, but not an anonymous post's author commenting on it:
   // shown without a name, hiding it would name them (docs/api.md, "Blocks and anonymity").
   const list = sqlite.prepare<{ postId: number; viewer: number; anonymousAuthor: number; ts: number; id: number; limit: number }, CommentRow>(`
-    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username
+    SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username, c.mentions
     FROM comments c JOIN users u ON u.id = c.user_id
     WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id) AND c.hidden = 0
       AND (c.user_id = @anonymousAuthor OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))
     ORDER BY c.created_at, c.id
     ${limitBy('@limit')}`);
   // recipient_id: who the comment notifies (notifications-repository.ts), nobody on one's own post.
-  const insert = sqlite.prepare<[number, number, string, number, number | null], { id: number }>(
-    'INSERT INTO comments (post_id, user_id, content, created_at, recipient_id) VALUES (?, ?, ?, ?, ?) RETURNING id',
+  const insert = sqlite.prepare<[number, number, string, number, number | null, string | null], { id: number }>(
+    'INSERT INTO comments (post_id, user_id, content, created_at, recipient_id, mentions) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
   );
   const find = sqlite.prepare<
     [number],
@@ -58,11 +59,16 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
     if (posts.refusesInteraction(post, user.id)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
     const createdAt = Date.now();
     const notify = post.userId === user.id ? 0 : 1;
-    const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null)!;
+    // The people it names (`@name`), kept on the row so every list links them (posts.mentions likewise).
+    const named = mentions.named(content);
+    const names = named.people.length > 0 ? JSON.stringify(named.people.map((p) => p.username)) : null;
+    const { id } = insert.get(postId, user.id, content, createdAt, notify ? post.userId : null, names)!;
+    // An anonymous post's author commenting on it is shown without a name: so is their mention.
+    mentions.comment({ postId, commentId: id, userId: user.id, anonymous: post.isAnonymous === 1 && post.userId === user.id, at: createdAt }, named);
     // Between people with a block by name (only possible on an anonymous post): kept out of the bell, as out of the screen.
     const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(user.id, post.userId) ? 0 : notify;
     counters.commentAdded(postId, post.userId, counts, createdAt);
-    return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username }, post, user.id);
+    return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username, mentions: names }, post, user.id);
   });
 
   /** Removes a comment and takes it out of the counters; `byOperator` skips the ownership check. */
@@ -76,6 +82,8 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
       }
       throw forbidden('Only the person who wrote a comment can delete it.');
     }
+    // Its mentions go with it (cascade): first out of their recipients' bells.
+    mentions.commentRemoving(commentId);
     remove.run(commentId);
     // A hidden comment (its author suspended) was already taken out of the counters (moderation-repository.ts).
     if (row.hidden === 1) return row;

@@ -1,13 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest } from '../kernel/errors.js';
-import { commentsTo, likesTo, NEWEST_BEFORE, visibleActor } from '../kernel/notification-rules.js';
+import { commentsTo, likesTo, mentionsTo, NEWEST_BEFORE, visibleActor } from '../kernel/notification-rules.js';
 
 export { recountAllUnread } from '../kernel/counters.js';
 
 /**
- * The Notifications screen and the bell, read from the likes, comments and follows
- * themselves: a like or comment carries its recipient (the post's author, null on one's
+ * The Notifications screen and the bell, read from the likes, comments, follows and mentions
+ * themselves (mentions by recipient and time, mentions_recipient_idx, as follows): a like or comment carries its recipient (the post's author, null on one's
  * own post; set by likes-repository.ts and comments-repository.ts). Follows are found through
  * follows_followee_time_idx; likes and comments through the recipient's posts
  * (posts_user_feed_idx) and each post's likes or comments by time (the likes primary key,
@@ -27,8 +27,8 @@ export { recountAllUnread } from '../kernel/counters.js';
  * someone blocked either way, nothing by a suspended person, no hidden comment.
  */
 
-export type NotificationKind = 'like' | 'comment' | 'follow';
-const KINDS: readonly NotificationKind[] = ['like', 'comment', 'follow'];
+export type NotificationKind = 'like' | 'comment' | 'follow' | 'mention' | 'commentMention';
+const KINDS: readonly NotificationKind[] = ['like', 'comment', 'follow', 'mention', 'commentMention'];
 
 export const DAY_MS = 86_400_000;
 
@@ -58,8 +58,8 @@ interface Position {
   postKey: number;
 }
 
-/** Cursors are `<day>.<latestAtMs>.<kind 0-2>.<postId or 0>`; the route schema checks the shape. */
-export const NOTIFICATION_CURSOR_PATTERN = '^[0-9]{1,8}\\.[0-9]{1,15}\\.[0-2]\\.[0-9]{1,15}$';
+/** Cursors are `<day>.<latestAtMs>.<kind 0-4>.<postId or 0>`; the route schema checks the shape. */
+export const NOTIFICATION_CURSOR_PATTERN = '^[0-9]{1,8}\\.[0-9]{1,15}\\.[0-4]\\.[0-9]{1,15}$';
 
 function formatPosition(p: Position): string {
   return `${p.day}.${p.latestAt}.${p.kind}.${p.postKey}`;
@@ -104,15 +104,18 @@ export function createNotificationsRepository(sqlite: Database.Database, { count
   // The notifications of whole UTC days [@from, @to), newest first, by people who count: index
   // ranges (likes' and comments' one per post of the recipient, whatever the range's length).
   const windowEvents = sqlite
-    .prepare<{ user: number; from: number; to: number }, [number, number | null, number, number, number | null]>(`
-    SELECT 0, l.post_id, l.user_id, l.created_at, NULL FROM ${likesTo('@user', 'l.created_at >= @from AND l.created_at < @to')}
+    .prepare<{ user: number; from: number; to: number }, [number, number | null, number, number, number | null, number]>(`
+    SELECT 0, l.post_id, l.user_id, l.created_at, NULL, 0 FROM ${likesTo('@user', 'l.created_at >= @from AND l.created_at < @to')}
       AND ${visibleActor('@user', 'l.user_id')}
     UNION ALL
-    SELECT 1, c.post_id, c.user_id, c.created_at, c.id FROM ${commentsTo('@user', 'c.created_at >= @from AND c.created_at < @to')}
+    SELECT 1, c.post_id, c.user_id, c.created_at, c.id, 0 FROM ${commentsTo('@user', 'c.created_at >= @from AND c.created_at < @to')}
       AND ${visibleActor('@user', 'c.user_id')}
     UNION ALL
-    SELECT 2, NULL, f.follower_id, f.created_at, NULL FROM follows f
+    SELECT 2, NULL, f.follower_id, f.created_at, NULL, 0 FROM follows f
       WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND ${visibleActor('@user', 'f.follower_id')}
+    UNION ALL
+    SELECT 3 + (m.comment_id IS NOT NULL), m.post_id, m.user_id, m.created_at, m.comment_id, m.anonymous
+      FROM ${mentionsTo('@user', 'm.created_at >= @from AND m.created_at < @to')} AND ${visibleActor('@user', 'm.user_id')}
     ORDER BY 4 DESC`)
     .raw(true);
 
@@ -139,7 +142,7 @@ export function createNotificationsRepository(sqlite: Database.Database, { count
   function groupsOfDays(user: number, fromDay: number, toDay: number): { groups: Building[]; events: number } {
     const groups = new Map<string, Building>();
     let events = 0;
-    for (const [kind, postId, actor, at, commentId] of windowEvents.all({ user, from: fromDay * DAY_MS, to: toDay * DAY_MS })) {
+    for (const [kind, postId, actor, at, commentId, anonymous] of windowEvents.all({ user, from: fromDay * DAY_MS, to: toDay * DAY_MS })) {
       events += 1;
       const day = Math.floor(at / DAY_MS);
       const key = `${day}.${kind}.${postId ?? 0}`;
@@ -150,6 +153,8 @@ export function createNotificationsRepository(sqlite: Database.Database, { count
         groups.set(key, group);
       }
       group.count += 1;
+      // A mention by an anonymous post's author names nobody: "Someone mentioned you" (issue 47).
+      if (anonymous === 1) continue;
       if (!group.actors.has(actor)) {
         group.actors.add(actor);
         if (group.newest.length < 3) group.newest.push(actor);

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { createPageWriter } from '../../src/posts/page-json.js';
 import { formatCursor, NEWEST } from '../../src/kernel/paging.js';
 import { createPostsRepository } from '../../src/posts/posts-repository.js';
-import { authorHidden, commentView, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/kernel/views.js';
+import { authorHidden, commentView, mentionList, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/kernel/views.js';
 import { mediaUrls, mediumUrl } from '../../src/kernel/storage/media-keys.js';
 import { Posts } from '../../src/kernel/route-schemas.js';
 import { insertComment, insertPost } from '../api/factories.js';
@@ -90,6 +90,7 @@ function postView(row: PostRow, viewerId: number, comments: CommentRow[], album:
       mediumWidth: f.mediumWidth,
       altText: f.altText,
     })),
+    mentions: mentionList(row.mentions),
   };
 }
 

@@ -49,6 +49,13 @@ export const SCREENS: Screen[] = [
   },
   { paths: ['/app/create-post'], chunk: 'create-post/create-post-page', title: 'New post', prerender: true },
   { paths: ['/app/discover'], chunk: 'discover/discover-page', title: 'Discover', first: feed(LISTS.discoverPosts), dates: true },
+  {
+    paths: ['/app/tag/:tag'],
+    chunk: 'tag/tag-page',
+    title: (params) => `#${params.tag ?? ''}`,
+    first: (params) => ({ ...firstPage(LISTS.tagPosts(params.tag ?? '')), preload: 'feed-photo' }),
+    dates: true,
+  },
   { paths: ['/app/follow-feed'], chunk: 'follow-feed/follow-feed-page', title: 'Following Feed', first: feed(LISTS.followFeed), dates: true },
   { paths: ['/app/search-profile'], chunk: 'search-profile/search-profile-page', title: 'Search profiles', prerender: true },
   {

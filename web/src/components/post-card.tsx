@@ -7,6 +7,7 @@ import { EditAltTextDialog } from '@/components/alt-text';
 import { PhotoCarousel } from '@/components/photo-carousel';
 import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
+import { RichText } from '@/components/rich-text';
 import { ApiError } from '@/lib/api/client';
 import { blockAuthorOf } from '@/lib/api/moderation';
 import { deletePost, type Post, type PostEdit } from '@/lib/api/posts';
@@ -66,6 +67,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       caption: edit.caption,
       altText: edit.altText,
       editedAt: edit.editedAt,
+      mentions: edit.mentions ?? post.mentions,
       // An album's answer carries every description (docs/api.md, "Editing a post").
       photos: post.photos?.map((photo, i) => ({ ...photo, altText: edit.photos?.[i]?.altText ?? (i === 0 ? edit.altText : photo.altText) })),
     });
@@ -304,7 +306,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
 
         <p className={styles.likes}>{likesText(post.likeCount)}</p>
         <p className={styles.caption}>
-          <strong>{captionPrefix}</strong> {post.caption}
+          <strong>{captionPrefix}</strong> <RichText text={post.caption} mentions={post.mentions} />
         </p>
 
         {comments.length > 0 && (
@@ -312,7 +314,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             {comments.map((c) => (
               <li key={c.comment_id} className={styles.comment}>
                 <p>
-                  <strong>{c.username || 'User'}</strong> {c.content}
+                  <strong>{c.username || 'User'}</strong> <RichText text={c.content} mentions={c.mentions} />
                 </p>
                 {c.isOwner ? (
                   <button

@@ -38,6 +38,8 @@ export const apiPaths = {
   viewUserPosts: (username: string, { limit, cursor }: Page) => `/api/view-user-posts${query({ username, limit, cursor })}`,
   userPosts: ({ limit, cursor }: Page) => `/api/user-posts${query({ limit, cursor })}`,
   notifications: ({ limit, cursor }: Page) => `/api/notifications${query({ limit, cursor })}`,
+  /** A hashtag's page (issue 47): `tag` as its link has it (components/rich-text.tsx). */
+  tagPosts: (tag: string, { limit, cursor }: Page) => `/api/hashtags/${encodeURIComponent(tag)}${query({ limit, cursor })}`,
   /** The operator's page: figures, open reports, suspensions and the log, in one answer. */
   adminOverview: () => '/api/admin/overview',
 };
@@ -72,6 +74,7 @@ export const LISTS = {
   ownProfile: { host: 'main', path: apiPaths.userPosts, limit: GRID_PAGE },
   viewUserPosts: (username: string): ListCall => ({ host: 'second', path: (page) => apiPaths.viewUserPosts(username, page), limit: GRID_PAGE }),
   notifications: { host: 'main', path: apiPaths.notifications, limit: NOTIFICATIONS_PAGE },
+  tagPosts: (tag: string): ListCall => ({ host: 'main', path: (page) => apiPaths.tagPosts(tag, page), limit: FEED_PAGE }),
 } satisfies Record<string, ListCall | ((...args: never[]) => ListCall)>;
 
 /** A list's first page, as a call. */

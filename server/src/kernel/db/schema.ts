@@ -115,6 +115,12 @@ export const posts = sqliteTable(
      * only for posts whose count is above 1 (posts/posts-repository.ts, docs/api.md "Albums").
      */
     photoCount: integer('photo_count').notNull().default(1),
+    /**
+     * The local people its caption names (`@name`) who existed when it was written, as a JSON
+     * array of their usernames; null: none. Read with the post so a page links them without a
+     * read of its own (posts/page-json.ts); the mentions table is the same as rows.
+     */
+    mentions: text('mentions'),
   },
   (t) => [
     // Discover: newest first over visible posts.
@@ -206,6 +212,8 @@ export const comments = sqliteTable(
     hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
     /** Who is notified: the post's author, or null for a comment on one's own post (as likes.recipient_id). */
     recipientId: integer('recipient_id'),
+    /** The local people it names (`@name`), as posts.mentions. */
+    mentions: text('mentions'),
   },
   (t) => [
     // A post's comments in order; also a person's notifications of comments, through their posts
@@ -568,4 +576,75 @@ export const invites = sqliteTable(
     byOperator: integer('by_operator').notNull().default(0),
   },
   (t) => [uniqueIndex('invites_code_hash_unique').on(t.codeHash), index('invites_created_by_idx').on(t.createdBy, t.createdAt)],
+);
+
+/**
+ * A post's hashtags (hashtags/hashtags-repository.ts), normalised (contract/entities.ts), one
+ * row per tag and post: ActivityPub's `Hashtag` objects of a Note. The tag page reads one range
+ * of the primary key, newest first, as Discover reads posts_feed_idx. created_at is the post's.
+ * WITHOUT ROWID (migration 0027, which drizzle cannot declare). Goes with its post (cascade),
+ * whoever deletes it.
+ */
+export const postHashtags = sqliteTable(
+  'post_hashtags',
+  {
+    tag: text('tag').notNull(),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tag, t.createdAt, t.postId] }),
+    // An edit's or a removal's tags of one post.
+    index('post_hashtags_post_idx').on(t.postId),
+  ],
+);
+
+/**
+ * Every tag in use and how many posts carry it, for search by prefix (`#sho` → showerbeer, 12).
+ * Kept by triggers on post_hashtags (migration 0027): its rows also go by cascade from
+ * deletes made elsewhere (a post's, an account's removal), which no repository sees. A tag
+ * whose last post goes is deleted. WITHOUT ROWID.
+ */
+export const hashtags = sqliteTable('hashtags', {
+  tag: text('tag').primaryKey(),
+  postCount: integer('post_count').notNull().default(0),
+});
+
+/**
+ * `@name` in a caption or a comment (social/mentions-repository.ts): ActivityPub's `Mention`
+ * objects (`name` is its name, `@friend` or `@friend@host`; `mentioned_id` its href once local
+ * people have one), and the "mentioned you" notifications, read by recipient and time as
+ * follows are (social/notifications-repository.ts). Goes with its post or comment (cascade).
+ */
+export const mentions = sqliteTable(
+  'mentions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    /** The comment that names them; null: the post's caption. */
+    commentId: integer('comment_id').references(() => comments.id, { onDelete: 'cascade' }),
+    /** Who wrote it (the post's or the comment's author). */
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The local person named; null: someone on another server (`@name@host`). */
+    mentionedId: integer('mentioned_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** `@friend` or `@friend@host` as ActivityPub's Mention.name (the username's own case). */
+    name: text('name').notNull(),
+    /** Who is notified: mentioned_id, or null (oneself, or someone on another server). */
+    recipientId: integer('recipient_id'),
+    /** 1: written as an anonymous post's author (the caption, or their comment on it): the notification names nobody. */
+    anonymous: integer('anonymous', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('mentions_recipient_idx').on(t.recipientId, t.createdAt).where(sql`${t.recipientId} IS NOT NULL`),
+    index('mentions_post_idx').on(t.postId, t.commentId),
+    index('mentions_comment_idx').on(t.commentId).where(sql`${t.commentId} IS NOT NULL`),
+    index('mentions_user_idx').on(t.userId),
+  ],
 );

@@ -45,6 +45,16 @@ function Sentence({ group }: { group: NotificationGroup }) {
   );
   if (group.kind === 'follow') return <>{who} started following you.</>;
   if (group.kind === 'like') return <>{who} liked your post.</>;
+  // A mention by an anonymous post's author comes without actors: the server names nobody (issue 47).
+  if (group.kind === 'mention') return <>{first ? who : 'Someone'} mentioned you in a post.</>;
+  if (group.kind === 'commentMention') {
+    return (
+      <>
+        {first ? who : 'Someone'} mentioned you in a comment
+        {group.excerpt ? `: “${group.excerpt}”` : '.'}
+      </>
+    );
+  }
   const times = group.count > group.actorCount ? ` (${group.count} comments)` : '';
   return (
     <>
@@ -75,7 +85,13 @@ const Entry = memo(function Entry({ group: g, heading }: { group: NotificationGr
             {formatTime(new Date(g.latestAt))}
           </time>
         </p>
-        {g.post && (
+        {g.post && (g.kind === 'mention' || g.kind === 'commentMention') && (
+          // Someone else's post, perhaps anonymous: its photo, with no link that would say whose it is.
+          <span className={styles.thumbLink}>
+            <img src={g.post.thumbnailUrl} alt="" width={48} height={48} loading="lazy" decoding="async" />
+          </span>
+        )}
+        {g.post && g.kind !== 'mention' && g.kind !== 'commentMention' && (
           <Link to="/app/account" className={styles.thumbLink} aria-label="Your post, on your profile">
             <img src={g.post.thumbnailUrl} alt="" width={48} height={48} loading="lazy" decoding="async" />
           </Link>

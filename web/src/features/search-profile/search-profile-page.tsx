@@ -5,7 +5,8 @@ import buttons from '@/components/button.module.css';
 import { SearchIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { EmptyState, Loading } from '@/components/status';
-import { type ProfileResult, searchProfiles } from '@/lib/api/people';
+import { type ProfileResult, searchProfiles, searchTags, type TagResult } from '@/lib/api/people';
+import { ApiError } from '@/lib/api/client';
 import { useMe } from '@/lib/me-context';
 import styles from './search-profile-page.module.css';
 
@@ -13,7 +14,9 @@ type SearchState =
   | { kind: 'welcome' }
   | { kind: 'loading' }
   | { kind: 'error' }
-  | { kind: 'results'; results: ProfileResult[] };
+  | { kind: 'results'; results: ProfileResult[] }
+  /** A term starting with `#` searches hashtags by prefix (issue 47). */
+  | { kind: 'tags'; results: TagResult[] };
 
 /** `/app/search-profile`: find people by username. */
 export function SearchProfilePage() {
@@ -27,8 +30,14 @@ export function SearchProfilePage() {
     if (!username) return;
     setState({ kind: 'loading' });
     try {
-      setState({ kind: 'results', results: await searchProfiles(username) });
+      if (username.startsWith('#') || username.startsWith('＃')) {
+        const tag = username.slice(1).trim();
+        // A lone `#` is no tag yet: nothing to find.
+        setState({ kind: 'tags', results: tag ? await searchTags(tag) : [] });
+      } else setState({ kind: 'results', results: await searchProfiles(username) });
     } catch (err) {
+      // A term that cannot start a tag (`#a b`, `#<b>`): no tag has it.
+      if (err instanceof ApiError && err.status === 400 && username.startsWith('#')) return setState({ kind: 'tags', results: [] });
       console.error(err);
       setState({ kind: 'error' });
     }
@@ -46,7 +55,7 @@ export function SearchProfilePage() {
           <input
             id="search-username"
             type="search"
-            placeholder="Search by username"
+            placeholder="Search by username or #tag"
             value={term}
             maxLength={100}
             autoComplete="off"
@@ -76,6 +85,28 @@ export function SearchProfilePage() {
         )}
         {state.kind === 'results' && state.results.length === 0 && (
           <EmptyState icon={<SearchIcon size={28} />} title="No profiles found" text="Try searching with a different username" />
+        )}
+        {state.kind === 'tags' && state.results.length === 0 && (
+          <EmptyState icon={<SearchIcon size={28} />} title="No tags found" text="Try searching with a different tag" />
+        )}
+        {state.kind === 'tags' && state.results.length > 0 && (
+          <>
+            <p className={styles.count}>Found {state.results.length} tag(s)</p>
+            <ul className={styles.results}>
+              {state.results.map((r) => (
+                <li key={r.tag}>
+                  <Link className={styles.result} to={`/app/tag/${encodeURIComponent(r.tag)}`}>
+                    <span className={styles.resultName}>
+                      #{r.tag} <span className={styles.postCount}>{r.postCount === 1 ? '1 post' : `${r.postCount} posts`}</span>
+                    </span>
+                    <span className={styles.chevron} aria-hidden="true">
+                      ›
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </>
         )}
         {state.kind === 'results' && state.results.length > 0 && (
           <>

@@ -19,3 +19,5 @@ export const ownProfile = paged<UserPosts>(LISTS.ownProfile);
 export const getOwnSummary = (signal?: AbortSignal) => request<UserPosts>(apiPaths.userPosts({ limit: 1 }), { signal });
 /** Someone's profile, with a page of their posts (on the second API host). */
 export const userProfile = (username: string) => paged<ViewedUser>(LISTS.viewUserPosts(username));
+/** A hashtag's posts, newest first, paged like Discover (issue 47). */
+export const tagPosts = (tag: string) => paged<Static<typeof answers.Posts>>(LISTS.tagPosts(tag));

@@ -69,3 +69,8 @@ export const getStorage = () => request<StorageUse>('/api/storage');
 /** Removes the caller's account and everything in it; the body names it again as confirmation. */
 export const deleteAccount = (confirmUsername: string) =>
   request<Static<typeof answers.Deleted>>('/api/account', { method: 'DELETE', body: { confirmUsername } });
+
+/** A hashtag a search found, with how many posts carry it. */
+export type TagResult = Static<typeof answers.TagMatch>;
+/** Tags starting with `term` (a leading `#` is allowed), the busiest first (issue 47). */
+export const searchTags = (term: string) => request<TagResult[]>(`/api/search-tags?tag=${encodeURIComponent(term)}`);
