@@ -1,5 +1,5 @@
 import { LruMap } from '../kernel/lru.js';
-import { mediaUrls, mediumUrl } from '../kernel/storage/media-keys.js';
+import { blurUrl, mediaUrls, mediumUrl } from '../kernel/storage/media-keys.js';
 import { formatCursor } from '../kernel/paging.js';
 import type { PhotoView } from '../contract/api-shapes.js';
 import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PhotoRow, type PostPage, type PostRow, type PostView } from '../kernel/views.js';
@@ -19,10 +19,17 @@ interface PostFragment {
   mediumWidth: number;
   createdAt: number;
   editedAt: number | null;
+  sensitive: number;
+  contentWarning: string;
+  blurKey: string | null;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
   /** `,"cursor":"…"` (an album's `,"photos":[…]` and `}` follow) */
   tail: string;
+  /** A sensitive post's head for viewers who get the blurred image: the photo's URLs and description left out. */
+  blurredHead?: string;
+  /** A sensitive post's `,"sensitive":{"warning":…,"blurred":` (the flag and `}}` follow). */
+  sensitiveField?: string;
 }
 
 interface CommentFragment {
@@ -50,7 +57,7 @@ function jsonKeys<T>() {
 }
 const P = jsonKeys<PostView>()(
   'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at', 'editedAt',
-  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos', 'sensitive',
 );
 const F = jsonKeys<PhotoView>()('s3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'altText');
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor');
@@ -115,7 +122,10 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.height === r.height &&
       kept.mediumWidth === r.mediumWidth &&
       kept.createdAt === r.createdAt &&
-      kept.editedAt === r.editedAt
+      kept.editedAt === r.editedAt &&
+      kept.sensitive === r.sensitive &&
+      kept.contentWarning === r.contentWarning &&
+      kept.blurKey === r.blurKey
     ) {
       return kept;
     }
@@ -130,6 +140,9 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       mediumWidth: r.mediumWidth,
       createdAt: r.createdAt,
       editedAt: r.editedAt,
+      sensitive: r.sensitive,
+      contentWarning: r.contentWarning,
+      blurKey: r.blurKey,
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
@@ -137,6 +150,21 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"`,
     };
+    if (r.sensitive === 1) {
+      fragment.sensitiveField = `,${P.sensitive}{"warning":${asciiJson(r.contentWarning)},"blurred":`;
+      flatten(fragment.sensitiveField);
+      if (r.blurKey !== null) {
+        // docs/api.md, "Content warnings": the blurred image in every photo field, no medium
+        // rendition and no description, so nothing in the answer leads to the photo itself.
+        const blurred = asciiJson(blurUrl(r.blurKey));
+        fragment.blurredHead =
+          `{${P.postid}${r.id},${P.s3Url}${blurred},${P.thumbnailUrl}${blurred},${P.width}${r.width},${P.height}${r.height},` +
+          `${P.mediumUrl}null,${P.mediumWidth}0,` +
+          `${P.caption}${asciiJson(r.caption)},${P.altText}"",${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}",` +
+          `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`;
+        flatten(fragment.blurredHead);
+      }
+    }
     flatten(fragment.head);
     flatten(fragment.tail);
     posts.set(r.id, fragment);
@@ -159,8 +187,10 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
   function post(r: PostRow, list: readonly CommentRow[], viewer: number, album: readonly PhotoRow[] = []): string {
     const fragment = postFragment(r);
     const hidden = authorHidden(r, viewer);
+    // A sensitive post without its blurred image (never so: both are set in one transaction) is shown, not withheld blank.
+    const blurred = r.unblurred === 0 && fragment.blurredHead !== undefined;
     let out =
-      fragment.head +
+      (blurred ? fragment.blurredHead! : fragment.head) +
       `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +
       `,${P.profilePictureUrl}${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
       `,${P.isOwner}${r.userId === viewer},${P.likeCount}${r.likeCount},${P.likedByUser}${r.liked === 1},${P.commentCount}${r.commentCount},${P.comments}[`;
@@ -173,11 +203,15 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${anonymous ? 'null' : c.userId},${C.isOwner}${c.userId === viewer},${C.cursor}"${formatCursor(c.createdAt, c.id)}"}`;
     }
     out += ']' + fragment.tail;
-    // An album's photos: few posts are albums, so they are written for each use, not kept.
-    if (album.length === 0) return out + '}';
-    out += `,${P.photos}[${photoJson(r)}`;
-    for (const photo of album) out += ',' + photoJson(photo);
-    return out + ']}';
+    // An album's photos: few posts are albums, so they are written for each use, not kept. A
+    // blurred album shows its first photo blurred only: the rest come with "Show photo".
+    if (album.length > 0 && !blurred) {
+      out += `,${P.photos}[${photoJson(r)}`;
+      for (const photo of album) out += ',' + photoJson(photo);
+      out += ']';
+    }
+    if (fragment.sensitiveField !== undefined) out += `${fragment.sensitiveField}${blurred}}`;
+    return out + '}';
   }
 
   /** A page of posts (the Posts schema's JSON); `.post` writes one (the Post schema's). */
