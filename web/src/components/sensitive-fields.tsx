@@ -20,7 +20,7 @@ export function SensitiveFields({ sensitive, warning, onChange, disabled }: Sens
   const max = getConfig().limits.contentWarningMaxLength;
   return (
     <div className={styles.fields}>
-      <div className={styles.row}>
+      <div className={switches.toggleRow}>
         <div>
           <label htmlFor={ids.toggle} className={styles.label}>
             Mark as sensitive
