@@ -131,6 +131,9 @@ export function createContentWarningsService({ sqlite, shared, storage, limiter,
      */
     async edit(postId: number, userId: number, text: PostChanges | undefined, sensitivity: Sensitivity | undefined): Promise<PostEditView> {
       if (sensitivity === undefined) return { ...edits.edit(postId, userId, text ?? {}), ...sensitiveField(postId) };
+      // Someone else's post (or none): refused by the edit's own checks (404 or 403) before any
+      // image is made for it, so nobody can have the server blur photos that are not theirs.
+      if (repo.row(postId)?.userId !== userId) edits.edit(postId, userId, {});
       // The edit's own checks (the caller live, the post theirs and shown) run first, inside this
       // transaction (a savepoint): the text and the flag change together or not at all.
       const edited = await apply(postId, sensitivity, () => edits.edit(postId, userId, text ?? {}));

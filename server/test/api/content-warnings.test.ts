@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import t from 'tap';
@@ -139,7 +139,7 @@ t.test('the warning past 100 characters, or without the flag, is a 400 that chan
 });
 
 t.test('marked sensitive later by an edit: the blurred image is made then, from a post made before any existed', async (t) => {
-  const { app, createUser } = await buildTestApp(t);
+  const { app, config, createUser } = await buildTestApp(t);
   const alice = await createUser('alice');
   const bob = await createUser('bob');
   const asAlice = client(app, alice.token);
@@ -149,10 +149,13 @@ t.test('marked sensitive later by an edit: the blurred image is made then, from 
   t.equal(post.sensitive, undefined, 'a post not marked has no sensitive field');
   t.equal(app.database.sqlite.prepare('SELECT blur_key FROM posts WHERE id = ?').pluck().get(post.postid), null, 'and no blurred image');
 
-  // Someone else cannot mark it.
+  // Someone else cannot mark it (refused before any image is made: content-warnings-service.ts).
   const bobs = await asBob('PATCH', `/api/post?postId=${post.postid}`, { sensitive: true });
   t.equal(bobs.status, 403);
   t.equal(app.database.sqlite.prepare('SELECT count(*) FROM posts WHERE sensitive = 1').pluck().get(), 0);
+  t.equal((await asBob('PATCH', '/api/post?postId=999999', { sensitive: true })).status, 404);
+  const blurs = () => readdirSync(join(config.storage.localDir, 'media'), { recursive: true }).filter((f) => String(f).endsWith('blur.webp'));
+  t.same(blurs(), [], 'nothing left stored');
 
   const marked = await asAlice('PATCH', `/api/post?postId=${post.postid}`, { sensitive: true, contentWarning: 'Spoiler', caption: 'plain, edited' });
   t.equal(marked.status, 200);
@@ -187,7 +190,6 @@ t.test('an edit refused in its transaction leaves no blurred image behind', asyn
   const res = await asAlice('PATCH', `/api/post?postId=${post.postid}`, { sensitive: true, photos: [{ index: 3, altText: 'x' }] });
   t.equal(res.status, 400);
   t.match(app.database.sqlite.prepare('SELECT sensitive, blur_key AS blurKey FROM posts WHERE id = ?').get(post.postid), { sensitive: 0, blurKey: null });
-  const { readdirSync } = await import('node:fs');
   const blurs = readdirSync(join(config.storage.localDir, 'media'), { recursive: true }).filter((f) => String(f).endsWith('blur.webp'));
   t.same(blurs, [], 'the image made for it was deleted');
 });
