@@ -77,7 +77,9 @@ for (const { name, viewport } of SIZES) {
       await expect(card.image).toHaveAttribute('src', photoUrl);
       await expect(card.root.getByText(`Marked sensitive: ${warning}`)).toBeVisible();
       await expect.poll(() => other.page.evaluate(() => document.activeElement?.querySelector('img')?.getAttribute('src'))).toBe(photoUrl);
-      await expect.poll(() => card.image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+      // Loaded and decoded (the card's images decode off the main thread), so the screenshot shows it.
+      await card.image.evaluate((img: HTMLImageElement) => img.decode());
+      expect(await card.image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
       await other.page.screenshot({ path: `/tmp/shots/content-warnings/revealed-${name}.png` });
       await axe(other.page, 'discover with a revealed card');
       await other.context.close();
