@@ -26,13 +26,13 @@ export interface PostRow {
   editedAt: number | null;
   /** posts.photo_count: above 1, an album whose other photos come in PostPage.photos. */
   photoCount: number;
-  /** posts.sensitive (docs/api.md, "Content warnings"). */
-  sensitive: number;
-  contentWarning: string;
-  /** posts.blur_key: set whenever sensitive is 1. */
-  blurKey: string | null;
-  /** 1: this viewer gets the photo itself (not sensitive, their own, or they always show sensitive photos); 0: the blurred one. */
-  unblurred: number;
+  /**
+   * null: not marked sensitive (docs/api.md, "Content warnings"). Else `0` or `1`, then the JSON
+   * array `[content_warning, blur_key]`: `1` when this viewer gets the photo itself (their own post,
+   * or they always show sensitive photos), `0` when they get the blurred image. One column, null
+   * for nearly every post, so pages without sensitive posts read and build no more than before.
+   */
+  sensitivity: string | null;
 }
 
 /** An album's photo after its first (post_photos), as the page queries read it. */

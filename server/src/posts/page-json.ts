@@ -19,9 +19,8 @@ interface PostFragment {
   mediumWidth: number;
   createdAt: number;
   editedAt: number | null;
-  sensitive: number;
-  contentWarning: string;
-  blurKey: string | null;
+  /** PostRow.sensitivity without its viewer's flag (its first character); null: not sensitive. */
+  sensitivity: string | null;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
   /** `,"cursor":"…"` (an album's `,"photos":[…]` and `}` follow) */
@@ -123,9 +122,9 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.mediumWidth === r.mediumWidth &&
       kept.createdAt === r.createdAt &&
       kept.editedAt === r.editedAt &&
-      kept.sensitive === r.sensitive &&
-      kept.contentWarning === r.contentWarning &&
-      kept.blurKey === r.blurKey
+      (r.sensitivity === null
+        ? kept.sensitivity === null
+        : kept.sensitivity !== null && r.sensitivity.length === kept.sensitivity.length + 1 && r.sensitivity.endsWith(kept.sensitivity))
     ) {
       return kept;
     }
@@ -140,9 +139,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       mediumWidth: r.mediumWidth,
       createdAt: r.createdAt,
       editedAt: r.editedAt,
-      sensitive: r.sensitive,
-      contentWarning: r.contentWarning,
-      blurKey: r.blurKey,
+      sensitivity: r.sensitivity === null ? null : r.sensitivity.slice(1),
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
@@ -150,13 +147,14 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}"`,
     };
-    if (r.sensitive === 1) {
-      fragment.sensitiveField = `,${P.sensitive}{"warning":${asciiJson(r.contentWarning)},"blurred":`;
+    if (fragment.sensitivity !== null) {
+      const [warning, blurKey] = JSON.parse(fragment.sensitivity) as [string, string | null];
+      fragment.sensitiveField = `,${P.sensitive}{"warning":${asciiJson(warning)},"blurred":`;
       flatten(fragment.sensitiveField);
-      if (r.blurKey !== null) {
+      if (blurKey !== null) {
         // docs/api.md, "Content warnings": the blurred image in every photo field, no medium
         // rendition and no description, so nothing in the answer leads to the photo itself.
-        const blurred = asciiJson(blurUrl(r.blurKey));
+        const blurred = asciiJson(blurUrl(blurKey));
         fragment.blurredHead =
           `{${P.postid}${r.id},${P.s3Url}${blurred},${P.thumbnailUrl}${blurred},${P.width}${r.width},${P.height}${r.height},` +
           `${P.mediumUrl}null,${P.mediumWidth}0,` +
@@ -188,7 +186,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
     const fragment = postFragment(r);
     const hidden = authorHidden(r, viewer);
     // A sensitive post without its blurred image (never so: both are set in one transaction) is shown, not withheld blank.
-    const blurred = r.unblurred === 0 && fragment.blurredHead !== undefined;
+    const blurred = r.sensitivity !== null && r.sensitivity.charCodeAt(0) === 48 /* '0' */ && fragment.blurredHead !== undefined;
     let out =
       (blurred ? fragment.blurredHead! : fragment.head) +
       `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +

@@ -318,11 +318,8 @@ export function createPostWritesService(deps: PostWritesDeps) {
           liked: 0,
           photoCount: stored.length,
           editedAt: null,
-          sensitive: draft.sensitivity ? 1 : 0,
-          contentWarning: draft.sensitivity?.warning ?? '',
-          blurKey,
-          // The author always sees their own photo.
-          unblurred: 1,
+          // The author always sees their own photo ('1'), as posts-repository.ts's SENSITIVITY writes it.
+          sensitivity: draft.sensitivity ? `1${JSON.stringify([draft.sensitivity.warning, blurKey])}` : null,
         },
         [],
         user.id,
