@@ -14,6 +14,7 @@ import likeRoutes from './social/like-routes.js';
 import moderationRoutes from './moderation/moderation-routes.js';
 import notificationRoutes from './social/notification-routes.js';
 import postEditRoutes from './posts/post-edits-routes.js';
+import contentWarningRoutes from './posts/content-warning-routes.js';
 import sessionRoutes from './people/session-routes.js';
 import userRoutes from './people/user-routes.js';
 
@@ -39,6 +40,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(moderationRoutes);
   await fastify.register(notificationRoutes);
   await fastify.register(postEditRoutes);
+  await fastify.register(contentWarningRoutes);
   await fastify.register(inviteRoutes);
   await fastify.register(passwordRoutes);
   // The operator's API: one check for all of it (moderation/plugin.ts), on onRequest after

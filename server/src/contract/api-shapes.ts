@@ -68,7 +68,28 @@ export const Post = Type.Object({
   photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
   /** The people its caption names (`@name`) who existed when it was written, by username: the web app links those (issue 47). */
   mentions: Type.Array(Type.String()),
+  /**
+   * Present only on a post marked sensitive (docs/api.md, "Content warnings"). `blurred`: the photo
+   * fields above are the server's blurred image (no medium rendition, no description, no `photos`)
+   * until the viewer asks GET /api/post-photo; false for its author and for people who always show them.
+   */
+  sensitive: Type.Optional(Type.Object({ warning: Type.String(), blurred: Type.Boolean() })),
 });
+
+/** GET /api/post-photo: a sensitive post's photo itself, asked for by "Show photo"; the Post's photo fields (and an album's `photos`). */
+export const PostPhoto = Type.Object({
+  s3Url: Type.String(),
+  thumbnailUrl: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  mediumUrl: Nullable(Type.String()),
+  mediumWidth: Type.Integer(),
+  altText: Type.String(),
+  photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
+});
+
+/** GET and PUT /api/account/sensitive-photos: "Always show sensitive photos". */
+export const SensitivePhotos = Type.Object({ alwaysShow: Type.Boolean() });
 
 /** An album's every description in order, the first included ('' when none): the edit's answer and each version. */
 const AlbumAlts = Type.Optional(Type.Array(Type.Object({ altText: Type.String() }), { minItems: 2, maxItems: 10 }));
@@ -96,6 +117,8 @@ export const PostEdit = Type.Object({
   photos: AlbumAlts,
   /** When the caption changed: the people it names now (as Post.mentions); absent: as they were. */
   mentions: Type.Optional(Type.Array(Type.String())),
+  /** As the Post's: present while the post is marked sensitive (for its author never blurred). */
+  sensitive: Type.Optional(Type.Object({ warning: Type.String(), blurred: Type.Boolean() })),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
@@ -154,6 +177,8 @@ export type CommentView = Static<typeof Comment>;
 export type PostView = Static<typeof Post>;
 export type PostVersionView = Static<typeof PostVersion>;
 export type PostEditView = Static<typeof PostEdit>;
+export type PostPhotoView = Static<typeof PostPhoto>;
+export type SensitivePhotosView = Static<typeof SensitivePhotos>;
 export type PhotoView = Static<typeof Photo>;
 export type OwnProfileView = Static<typeof OwnProfile>;
 export type UserProfileView = Static<typeof UserProfile>;
@@ -212,6 +237,8 @@ export const AdminReport = Type.Object({
   history: Type.Array(Type.Object({ caption: Type.String(), altText: Type.String(), photos: AlbumAlts, created_at: Type.String() })),
   /** A reported album's photos after the first (`thumbnailUrl`'s), in order, with their descriptions; empty otherwise. */
   albumPhotos: Type.Array(Type.Object({ thumbnailUrl: Type.String(), altText: Type.String() })),
+  /** A reported post marked sensitive, with its warning ('' when none); absent otherwise. Operators always see the photo itself. */
+  sensitive: Type.Optional(Type.Object({ warning: Type.String() })),
 });
 
 /** One recorded operator action. */
@@ -227,6 +254,8 @@ export const ModerationAction = Type.Object({
     /** An answer to someone asking to join (approval mode; registration/registration-admin-routes.ts). */
     Type.Literal('approve_join'),
     Type.Literal('reject_join'),
+    /** A reported post marked sensitive by an operator (docs/api.md, "Content warnings"). */
+    Type.Literal('mark_sensitive'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),
@@ -279,7 +308,7 @@ export const BlockedPerson = Type.Object({
 
 /** What an operator did to the caller's content, with the reason they gave. */
 export const ModerationNotice = Type.Object({
-  action: Type.Union([Type.Literal('remove_post'), Type.Literal('remove_comment')]),
+  action: Type.Union([Type.Literal('remove_post'), Type.Literal('remove_comment'), Type.Literal('mark_sensitive')]),
   /** The caption or comment text as it was. */
   excerpt: Type.String(),
   reason: Type.String(),

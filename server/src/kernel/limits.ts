@@ -8,3 +8,5 @@ export const COMMENT_MAX_LENGTH = 500;
 export const ALT_TEXT_MAX_LENGTH = 1500;
 /** Photos in one post: an album holds 1 to this many (docs/api.md, "Albums"). */
 export const ALBUM_MAX_PHOTOS = 10;
+/** A sensitive post's warning, shown over its blurred photo (posts.content_warning; docs/api.md, "Content warnings"). */
+export const CONTENT_WARNING_MAX_LENGTH = 100;

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 
 // Shared by moderation/ (reports, removals, suspensions) and registration/ (answers to join
 // requests): the operators' actions are one log, so its writer sits below both.
-export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend' | 'approve_join' | 'reject_join';
+export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend' | 'approve_join' | 'reject_join' | 'mark_sensitive';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

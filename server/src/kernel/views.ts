@@ -28,6 +28,13 @@ export interface PostRow {
   photoCount: number;
   /** posts.mentions: the usernames its caption names, as a JSON array; null: none. */
   mentions: string | null;
+  /**
+   * null: not marked sensitive (docs/api.md, "Content warnings"). Else `0` or `1`, then the JSON
+   * array `[content_warning, blur_key]`: `1` when this viewer gets the photo itself (their own post,
+   * or they always show sensitive photos), `0` when they get the blurred image. One column, null
+   * for nearly every post, so pages without sensitive posts read and build no more than before.
+   */
+  sensitivity: string | null;
 }
 
 /** An album's photo after its first (post_photos), as the page queries read it. */

@@ -16,7 +16,7 @@ export interface MediaRoutesOptions {
  * budget); 5xx ours (503 busy with Retry-After from create-post, 500 anything else).
  */
 const apiErrors = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
-const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|medium|thumb)\.webp$/;
+const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|medium|thumb|blur)\.webp$/;
 
 // The writes here share the API's per-user write budget, which kernel/security.ts
 // sets on every write route under /api/ (one mechanism, in one place).

@@ -8,6 +8,7 @@ import { parseId } from '../kernel/paging.js';
 import { mediaUrls } from '../kernel/storage/media-keys.js';
 import { ErrorBody, errors, IdParam, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
 import { cleanNote } from './moderation-routes.js';
+import { cleanWarning } from '../posts/content-warnings-service.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Every route but the overview is a write. */
@@ -20,7 +21,7 @@ const RequiredReason = Type.Object({ reason: Type.String({ maxLength: 5000 }) },
  * (api.ts, fastify.requireOperator of moderation/plugin.ts): anyone else gets 403.
  */
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { moderation, postWrites, writes } = fastify;
+  const { moderation, postWrites, contentWarnings, writes } = fastify;
 
   const operator = (request: FastifyRequest): Operator => ({ id: request.user.id, username: request.user.username });
 
@@ -56,6 +57,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         albumPhotos: r.albumPhotos
           ? (JSON.parse(r.albumPhotos) as Array<{ mediaKey: string; altText: string }>).map((f) => ({ thumbnailUrl: mediaUrls(f.mediaKey).thumbnailUrl, altText: f.altText }))
           : [],
+        // Operators see the photo itself, told it is marked sensitive (docs/api.md, "Content warnings").
+        ...(r.commentId === null && r.sensitive === 1 && { sensitive: { warning: r.contentWarning } }),
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),
@@ -91,6 +94,25 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const reason = cleanNote(request.body.reason, 'reason', true);
       // One transaction deletes the post (its likes, comments and reports with it) and logs the action; the images go after.
       await postWrites.removePostAsOperator(postId, (post) => moderation.logPostRemoval(operator(request), post, reason));
+      return { done: true as const };
+    },
+  );
+
+  // A reported post marked sensitive: blurred for everyone but its author from now on, logged, and told to the author with the reason.
+  fastify.post(
+    '/posts/:postId/sensitive',
+    {
+      schema: {
+        params: Type.Object({ postId: IdParam }),
+        body: Type.Object({ reason: Type.String({ maxLength: 5000 }), warning: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false }),
+        response: responses,
+      },
+    },
+    async (request) => {
+      const postId = parseId(request.params.postId, 'postId');
+      const reason = cleanNote(request.body.reason, 'reason', true);
+      const warning = cleanWarning(request.body.warning ?? '');
+      await contentWarnings.markAsOperator(postId, warning, (post) => moderation.logMarkSensitive(operator(request), { id: postId, userId: post.userId, caption: post.caption }, reason));
       return { done: true as const };
     },
   );

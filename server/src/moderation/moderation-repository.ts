@@ -28,6 +28,9 @@ export interface OpenReportRow {
   history: string;
   /** JSON array of { mediaKey, altText }: a reported album's photos after the first, in order; null otherwise. */
   albumPhotos: string | null;
+  /** The post is marked sensitive (posts.sensitive), with its warning. */
+  sensitive: number;
+  contentWarning: string;
 }
 
 export interface ActionRow {
@@ -41,7 +44,7 @@ export interface ActionRow {
 
 /** What an operator removed of the caller's, for their notices. */
 export interface NoticeRow {
-  action: 'remove_post' | 'remove_comment';
+  action: 'remove_post' | 'remove_comment' | 'mark_sensitive';
   excerpt: string;
   reason: string;
   createdAt: number;
@@ -103,7 +106,8 @@ export function createModerationRepository(
       -- A reported album's other photos (post_photos' primary key), so none of them is judged unseen.
       CASE WHEN c.id IS NULL AND p.photo_count > 1 THEN (
         SELECT json_group_array(json_object('mediaKey', f.media_key, 'altText', f.alt_text))
-        FROM (SELECT media_key, alt_text FROM post_photos WHERE post_id = p.id ORDER BY position) f) END AS albumPhotos
+        FROM (SELECT media_key, alt_text FROM post_photos WHERE post_id = p.id ORDER BY position) f) END AS albumPhotos,
+      p.sensitive, p.content_warning AS contentWarning
     FROM open o
     JOIN posts p ON p.id = o.post_id
     LEFT JOIN comments c ON c.id = o.comment_id
@@ -126,7 +130,7 @@ export function createModerationRepository(
     FROM moderation_actions ORDER BY id DESC LIMIT ?`);
   const notices = sqlite.prepare<[number], NoticeRow>(`
     SELECT action, excerpt, reason, created_at AS createdAt FROM moderation_actions
-    WHERE target_user_id = ? AND action IN ('remove_post', 'remove_comment')
+    WHERE target_user_id = ? AND action IN ('remove_post', 'remove_comment', 'mark_sensitive')
     ORDER BY created_at DESC, id DESC LIMIT 50`);
   const suspendedUsers = sqlite.prepare<[], { username: string; reason: string; createdAt: number }>(`
     SELECT username, coalesce(suspension_reason, '') AS reason, suspended_at AS createdAt
@@ -220,6 +224,16 @@ export function createModerationRepository(
       live.assert(op.id);
       const owner = postOwner.get(post.id);
       log(op, 'remove_post', `post ${post.id} by ${owner?.username ?? 'a removed account'}`, post.userId, reason, post.caption);
+    },
+    /**
+     * For an operator's "Mark sensitive" (posts/content-warnings-service.ts): runs inside its
+     * transaction. The post's open reports are resolved by it, and the author is told with the reason.
+     */
+    logMarkSensitive(op: Operator, post: { id: number; userId: number; caption: string }, reason: string) {
+      live.assert(op.id);
+      resolve.run({ post: post.id, comment: null, now: Date.now() });
+      const owner = postOwner.get(post.id);
+      log(op, 'mark_sensitive', `post ${post.id} by ${owner?.username ?? 'a removed account'}`, post.userId, reason, post.caption);
     },
     suspend: (op: Operator, username: string, reason: string) => setSuspension.immediate(op, username, true, reason),
     unsuspend: (op: Operator, username: string, reason: string) => setSuspension.immediate(op, username, false, reason),

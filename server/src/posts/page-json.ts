@@ -1,5 +1,5 @@
 import { LruMap } from '../kernel/lru.js';
-import { mediaUrls, mediumUrl } from '../kernel/storage/media-keys.js';
+import { blurUrl, mediaUrls, mediumUrl } from '../kernel/storage/media-keys.js';
 import { formatCursor } from '../kernel/paging.js';
 import type { PhotoView } from '../contract/api-shapes.js';
 import { authorHidden, commenterHidden, pictureUrl, type CommentRow, type CommentView, type PhotoRow, type PostPage, type PostRow, type PostView } from '../kernel/views.js';
@@ -20,10 +20,16 @@ interface PostFragment {
   createdAt: number;
   editedAt: number | null;
   mentions: string | null;
+  /** PostRow.sensitivity without its viewer's flag (its first character); null: not sensitive. */
+  sensitivity: string | null;
   /** `{"postid":…,"s3Url":…,"thumbnailUrl":…,"width":…,"height":…,"mediumUrl":…,"mediumWidth":…,"caption":…,"altText":…,"isAnonymous":…,"created_at":…,"editedAt":…` */
   head: string;
   /** `,"cursor":"…","mentions":[…]` (an album's `,"photos":[…]` and `}` follow: the schema writes optional fields last) */
   tail: string;
+  /** A sensitive post's head for viewers who get the blurred image: the photo's URLs and description left out. */
+  blurredHead?: string;
+  /** A sensitive post's `,"sensitive":{"warning":…,"blurred":` (the flag and `}}` follow). */
+  sensitiveField?: string;
 }
 
 interface CommentFragment {
@@ -54,7 +60,7 @@ function jsonKeys<T>() {
 }
 const P = jsonKeys<PostView>()(
   'postid', 's3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'caption', 'altText', 'isAnonymous', 'created_at', 'editedAt',
-  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos', 'mentions',
+  'username', 'profilePictureUrl', 'isOwner', 'likeCount', 'likedByUser', 'commentCount', 'comments', 'cursor', 'photos', 'mentions', 'sensitive',
 );
 const F = jsonKeys<PhotoView>()('s3Url', 'thumbnailUrl', 'width', 'height', 'mediumUrl', 'mediumWidth', 'altText');
 const C = jsonKeys<CommentView>()('comment_id', 'username', 'content', 'created_at', 'userid', 'isOwner', 'cursor', 'mentions');
@@ -123,7 +129,10 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       kept.mediumWidth === r.mediumWidth &&
       kept.createdAt === r.createdAt &&
       kept.editedAt === r.editedAt &&
-      kept.mentions === r.mentions
+      kept.mentions === r.mentions &&
+      (r.sensitivity === null
+        ? kept.sensitivity === null
+        : kept.sensitivity !== null && r.sensitivity.length === kept.sensitivity.length + 1 && r.sensitivity.endsWith(kept.sensitivity))
     ) {
       return kept;
     }
@@ -139,6 +148,7 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
       createdAt: r.createdAt,
       editedAt: r.editedAt,
       mentions: r.mentions,
+      sensitivity: r.sensitivity === null ? null : r.sensitivity.slice(1),
       head:
         `{${P.postid}${r.id},${P.s3Url}${asciiJson(s3Url)},${P.thumbnailUrl}${asciiJson(thumbnailUrl)},${P.width}${r.width},${P.height}${r.height},` +
         `${P.mediumUrl}${asciiJson(mediumUrl(r.mediaKey, r.mediumWidth))},${P.mediumWidth}${r.mediumWidth},` +
@@ -146,6 +156,22 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`,
       tail: `,${P.cursor}"${formatCursor(r.createdAt, r.id)}",${P.mentions}${mentionsJson(r.mentions)}`,
     };
+    if (fragment.sensitivity !== null) {
+      const [warning, blurKey] = JSON.parse(fragment.sensitivity) as [string, string | null];
+      fragment.sensitiveField = `,${P.sensitive}{"warning":${asciiJson(warning)},"blurred":`;
+      flatten(fragment.sensitiveField);
+      if (blurKey !== null) {
+        // docs/api.md, "Content warnings": the blurred image in every photo field, no medium
+        // rendition and no description, so nothing in the answer leads to the photo itself.
+        const blurred = asciiJson(blurUrl(blurKey));
+        fragment.blurredHead =
+          `{${P.postid}${r.id},${P.s3Url}${blurred},${P.thumbnailUrl}${blurred},${P.width}${r.width},${P.height}${r.height},` +
+          `${P.mediumUrl}null,${P.mediumWidth}0,` +
+          `${P.caption}${asciiJson(r.caption)},${P.altText}"",${P.isAnonymous}${r.isAnonymous === 1},${P.created_at}"${iso(r.createdAt)}",` +
+          `${P.editedAt}${r.editedAt === null ? 'null' : `"${iso(r.editedAt)}"`}`;
+        flatten(fragment.blurredHead);
+      }
+    }
     flatten(fragment.head);
     flatten(fragment.tail);
     posts.set(r.id, fragment);
@@ -171,8 +197,10 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
   function post(r: PostRow, list: readonly CommentRow[], viewer: number, album: readonly PhotoRow[] = []): string {
     const fragment = postFragment(r);
     const hidden = authorHidden(r, viewer);
+    // A sensitive post without its blurred image (never so: both are set in one transaction) is shown, not withheld blank.
+    const blurred = r.sensitivity !== null && r.sensitivity.charCodeAt(0) === 48 /* '0' */ && fragment.blurredHead !== undefined;
     let out =
-      fragment.head +
+      (blurred ? fragment.blurredHead! : fragment.head) +
       `,${P.username}${hidden ? 'null' : asciiJson(r.username)}` +
       `,${P.profilePictureUrl}${hidden ? 'null' : asciiJson(pictureUrl(r.pictureKey))}` +
       `,${P.isOwner}${r.userId === viewer},${P.likeCount}${r.likeCount},${P.likedByUser}${r.liked === 1},${P.commentCount}${r.commentCount},${P.comments}[`;
@@ -187,11 +215,15 @@ export function createPageWriter(postsMax = POST_FRAGMENTS_MAX, commentsMax = CO
         fragment.end;
     }
     out += ']' + fragment.tail;
-    // An album's photos: few posts are albums, so they are written for each use, not kept.
-    if (album.length === 0) return out + '}';
-    out += `,${P.photos}[${photoJson(r)}`;
-    for (const photo of album) out += ',' + photoJson(photo);
-    return out + ']}';
+    // An album's photos: few posts are albums, so they are written for each use, not kept. A
+    // blurred album shows its first photo blurred only: the rest come with "Show photo".
+    if (album.length > 0 && !blurred) {
+      out += `,${P.photos}[${photoJson(r)}`;
+      for (const photo of album) out += ',' + photoJson(photo);
+      out += ']';
+    }
+    if (fragment.sensitiveField !== undefined) out += `${fragment.sensitiveField}${blurred}}`;
+    return out + '}';
   }
 
   /** A page of posts (the Posts schema's JSON); `.post` writes one (the Post schema's). */

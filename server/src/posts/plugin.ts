@@ -4,6 +4,8 @@ import { createPostEditsRepository, type PostEditsRepository } from './post-edit
 import { createPostsRepository, type PostsRepository } from './posts-repository.js';
 import { createPostWritesRepository } from './post-writes-repository.js';
 import { createPostWritesService, type PostWritesService } from './post-writes-service.js';
+import { createContentWarningsRepository } from './content-warnings-repository.js';
+import { createContentWarningsService, type ContentWarningsService } from './content-warnings-service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,6 +16,8 @@ declare module 'fastify' {
     postWrites: PostWritesService;
     /** Where hashtags/ and social/ listen for captions written (post-captions.ts). */
     postCaptions: PostCaptions;
+    /** Sensitive posts: marking them (author or operator), "Show photo", "Always show sensitive photos". */
+    contentWarnings: ContentWarningsService;
   }
 }
 
@@ -26,10 +30,15 @@ export default fp(
     // Hashtags and mentions hear of every caption written (post-captions.ts); their plugins register after this one.
     const captions = createPostCaptions(sqlite);
     fastify.decorate('postCaptions', captions);
-    fastify.decorate('postEdits', createPostEditsRepository(sqlite, fastify.shared, posts, captions.written));
+    const edits = createPostEditsRepository(sqlite, fastify.shared, posts, captions.written);
+    fastify.decorate('postEdits', edits);
     const { config, storage, uploads, media, imageLimiter } = fastify;
+    const blur = createContentWarningsService({
+      sqlite, shared: fastify.shared, storage, limiter: imageLimiter, repo: createContentWarningsRepository(sqlite), edits, log: fastify.log,
+    });
+    fastify.decorate('contentWarnings', blur);
     const repo = createPostWritesRepository(sqlite, fastify.shared, uploads.storageUsed, captions.written);
-    fastify.decorate('postWrites', createPostWritesService({ config, storage, uploads, media, repo, limiter: imageLimiter, log: fastify.log }));
+    fastify.decorate('postWrites', createPostWritesService({ config, storage, uploads, media, repo, limiter: imageLimiter, log: fastify.log, blur }));
   },
   { name: 'posts', dependencies: ['kernel', 'media'] },
 );

@@ -5,6 +5,7 @@ import { PostVersions } from '../contract/answers.js';
 import { parseId } from '../kernel/paging.js';
 import type { PostChanges } from './post-edits-repository.js';
 import { cleanAltText, cleanCaption } from './post-text.js';
+import { sensitivityOf } from './content-warnings-service.js';
 import { badRequest } from '../kernel/errors.js';
 import { errors, writeErrors } from '../kernel/route-schemas.js';
 
@@ -16,7 +17,7 @@ const RawText = Type.String({ maxLength: 20_000 });
  * description per photo by its place in the post. Whether the post has that photo is checked
  * with the post, in the edit's transaction (posts/post-edits-repository.ts).
  */
-function changesOf(body: { caption?: string; altText?: string; photos?: Array<{ index: number; altText: string }> }): PostChanges {
+function changesOf(body: { caption?: string; altText?: string; photos?: Array<{ index: number; altText: string }> }): PostChanges | undefined {
   const changes: PostChanges = {};
   if (body.caption !== undefined) changes.caption = cleanCaption(body.caption);
   if (body.altText !== undefined && body.photos !== undefined) throw badRequest('Give the description either as altText or in photos, not both.');
@@ -29,13 +30,12 @@ function changesOf(body: { caption?: string; altText?: string; photos?: Array<{ 
     }
     changes.altTexts = altTexts;
   }
-  if (changes.caption === undefined && changes.altTexts === undefined) throw badRequest('Say what to change: caption, altText or photos.');
-  return changes;
+  return changes.caption === undefined && changes.altTexts === undefined ? undefined : changes;
 }
 
 /** Editing a post (its author) and its earlier versions (anyone who sees it): docs/api.md, "Editing a post". */
 const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { postEdits } = fastify;
+  const { postEdits, contentWarnings } = fastify;
 
   fastify.patch(
     '/post',
@@ -54,13 +54,21 @@ const postEditRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
                 maxItems: 10,
               }),
             ),
+            /** Marks the post sensitive, or not (docs/api.md, "Content warnings"); its warning goes with it. */
+            sensitive: Type.Optional(Type.Boolean()),
+            contentWarning: Type.Optional(RawText),
           },
           { additionalProperties: false },
         ),
         response: { 200: PostEdit, ...writeErrors },
       },
     },
-    async (request) => postEdits.edit(parseId(request.query.postId, 'postId'), request.user.id, changesOf(request.body)),
+    async (request) => {
+      const text = changesOf(request.body);
+      const sensitivity = sensitivityOf(request.body);
+      if (text === undefined && sensitivity === undefined) throw badRequest('Say what to change: caption, altText, photos or sensitive.');
+      return contentWarnings.edit(parseId(request.query.postId, 'postId'), request.user.id, text, sensitivity);
+    },
   );
 
   fastify.get(

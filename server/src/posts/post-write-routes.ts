@@ -54,6 +54,9 @@ const postWriteRoutes: FastifyPluginAsync = async (instance) => {
             altText: Type.Optional(Type.String({ maxLength: 20_000 })),
             isAnonymous: Type.Optional(Type.Boolean()),
             isProfilePicture: Type.Optional(Type.Boolean()),
+            /** Marked sensitive, with an optional warning of CONTENT_WARNING_MAX_LENGTH characters (docs/api.md, "Content warnings"). */
+            sensitive: Type.Optional(Type.Boolean()),
+            contentWarning: Type.Optional(Type.String({ maxLength: 20_000 })),
           },
           { additionalProperties: false },
         ),

@@ -20,6 +20,8 @@ export interface NewPost {
   storedBytes: number;
   /** An album's photos after the first, in order (empty: a single photo). */
   morePhotos?: NewPhoto[];
+  /** Marked sensitive when posted: its warning and its first photo's blurred image (posts/content-warnings-service.ts). */
+  sensitive?: { warning: string; blurKey: string };
 }
 
 /** An album's photo after the first (post_photos). */
@@ -40,6 +42,8 @@ export interface DeletedPost {
   isProfilePicture: number;
   isAnonymous: number;
   caption: string;
+  /** Its blurred image's key (posts.blur_key), deleted after the commit too; null: none. */
+  blurKey: string | null;
 }
 
 /**
@@ -72,10 +76,11 @@ export function createPostWritesRepository(
     Omit<DeletedPost, 'moreMediaKeys'> & { likeCount: number; commentCount: number }
   >(
     `SELECT id, user_id AS userId, media_key AS mediaKey, is_profile_picture AS isProfilePicture,
-            is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount, caption
+            is_anonymous AS isAnonymous, like_count AS likeCount, comment_count AS commentCount, caption, blur_key AS blurKey
      FROM posts WHERE id = ?`,
   );
   const deletePostStmt = sqlite.prepare<[number]>('DELETE FROM posts WHERE id = ?');
+  const markSensitiveStmt = sqlite.prepare<[string, string, number]>('UPDATE posts SET sensitive = 1, content_warning = ?, blur_key = ? WHERE id = ?');
   const visiblePost = prepareVisiblePost(sqlite);
   // users.post_count and the rest, and the author's bell (kernel/counters.ts).
   const clearPictureStmt = sqlite.prepare<[number, string]>(
@@ -109,6 +114,7 @@ export function createPostWritesRepository(
       1 + (post.morePhotos?.length ?? 0),
     )!;
     post.morePhotos?.forEach((f, i) => insertPhotoStmt.run(id, i + 1, f.mediaKey, f.width, f.height, f.mediumWidth, f.altText));
+    if (post.sensitive) markSensitiveStmt.run(post.sensitive.warning, post.sensitive.blurKey, id);
     // Profile pictures are posts too, but never shown in feeds nor counted.
     // Its tags and mentions (posts.mentions, for the answer) from the caption's listeners (post-captions.ts).
     let mentions: string | null = null;
@@ -145,6 +151,7 @@ export function createPostWritesRepository(
         isProfilePicture: post.isProfilePicture,
         isAnonymous: post.isAnonymous,
         caption: post.caption,
+        blurKey: post.blurKey,
       },
     };
   });

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../kernel/config.js';
 import { badRequest, conflict, forbidden, HttpError, notFound, payloadTooLarge } from '../kernel/errors.js';
 import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
-import { allMediaKeys, displayKey, mediaUrls, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
+import { allMediaKeys, blurKey as blurKeyOf, displayKey, mediaUrls, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 import type { Storage } from '../kernel/storage/storage.js';
 import type { Limiter } from '../media/images/limiter.js';
 import { processImage } from '../media/images/pipeline.js';
@@ -13,6 +13,7 @@ import type { AuthUser } from '../people/users-repository.js';
 import { createPageWriter } from './page-json.js';
 import { cleanAltText, cleanCaption } from './post-text.js';
 import type { DeletedPost, NewPhoto, PostWritesRepository } from './post-writes-repository.js';
+import { sensitivityOf, type ContentWarningsService, type Sensitivity } from './content-warnings-service.js';
 
 /** What create-post takes (posts/post-write-routes.ts): one photo by `s3Key`, or an album by `photos`. */
 export interface CreatePostBody {
@@ -22,6 +23,8 @@ export interface CreatePostBody {
   altText?: string;
   isAnonymous?: boolean;
   isProfilePicture?: boolean;
+  sensitive?: boolean;
+  contentWarning?: string;
 }
 
 /** The new post as JSON text of the Post schema, written by the Post writer (posts/page-json.ts). */
@@ -39,6 +42,8 @@ export interface PostWritesDeps {
   limiter: Limiter;
   log: FastifyBaseLogger;
   now?: () => number;
+  /** A sensitive post's blurred image (posts/content-warnings-service.ts). */
+  blur: Pick<ContentWarningsService, 'makeBlur' | 'removeBlur'>;
 }
 
 /** A post to make, read from the request: who it is for, its texts and its photos in order. */
@@ -52,6 +57,8 @@ interface Draft {
   altTexts: string[];
   /** "Photo 3 of 5: …" in an album's answers, so the person knows which one to change. */
   which: (i: number, message: string) => string;
+  /** Marked sensitive when posted, with its warning (docs/api.md, "Content warnings"); null: not. */
+  sensitivity: Sensitivity | null;
 }
 
 type StoredPhoto = NewPhoto & { storedBytes: number };
@@ -100,7 +107,9 @@ function draftOf(body: CreatePostBody): Draft {
       throw err instanceof HttpError ? badRequest(which(i, err.message)) : err;
     }
   });
-  return { isProfilePicture, album, isAnonymous, caption, items, altTexts, which };
+  const sensitivity = sensitivityOf(body);
+  if (isProfilePicture && sensitivity?.sensitive) throw badRequest('A profile picture cannot be marked sensitive.');
+  return { isProfilePicture, album, isAnonymous, caption, items, altTexts, which, sensitivity: sensitivity?.sensitive ? sensitivity : null };
 }
 
 /**
@@ -108,7 +117,7 @@ function draftOf(body: CreatePostBody): Draft {
  * post's processed images and row; delete-post and an operator's removal take both away.
  */
 export function createPostWritesService(deps: PostWritesDeps) {
-  const { config, storage, uploads, media, repo, limiter } = deps;
+  const { config, storage, uploads, media, repo, limiter, blur } = deps;
   const now = deps.now ?? Date.now;
   const { maxBytes, maxPixels, quotaBytes } = config.uploads;
   // One post at a time, never shown again from here: nothing worth keeping.
@@ -221,6 +230,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
     if (result.outcome === 'forbidden') throw forbidden('Only the author can delete this post.');
     // After the commit: a crash here leaves unreferenced files, never a post without its image.
     for (const mediaKey of [result.post.mediaKey, ...result.post.moreMediaKeys]) for (const key of allMediaKeys(mediaKey)) await media.removeStored(key);
+    if (result.post.blurKey !== null) await media.removeStored(blurKeyOf(result.post.blurKey));
     return { deleted: true as const };
   }
 
@@ -240,9 +250,11 @@ export function createPostWritesService(deps: PostWritesDeps) {
       let postid: number;
       let mentions: string | null;
       let photos: [StoredPhoto, ...StoredPhoto[]];
+      let blurKey: string | null = null;
       try {
         photos = await storePhotos(user, rows, draft, written, progress);
         const [first, ...more] = photos;
+        if (draft.sensitivity) blurKey = await blur.makeBlur(first.mediaKey);
         const storedBytes = photos.reduce((sum, f) => sum + f.storedBytes, 0);
         const inserted = repo.insertPost(
           {
@@ -258,6 +270,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
             createdAt,
             storedBytes,
             morePhotos: more.map(({ storedBytes: _bytes, ...photo }) => photo),
+            ...(draft.sensitivity && blurKey !== null && { sensitive: { warning: draft.sensitivity.warning, blurKey } }),
           },
           quotaBytes,
         );
@@ -265,10 +278,11 @@ export function createPostWritesService(deps: PostWritesDeps) {
         postid = inserted.id;
         mentions = inserted.mentions;
       } catch (err) {
+        if (blurKey !== null) await blur.removeBlur(blurKey);
         return abandon(err, rows, written, progress.current, draft.which);
       }
       for (const row of rows) await media.removeStored(row.key);
-      return answer(user, draft, postid, createdAt, photos, mentions);
+      return answer(user, draft, postid, createdAt, photos, blurKey, mentions);
     },
 
     async deletePost(user: AuthUser, postId: number) {
@@ -282,7 +296,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
   };
 
   /** The same Post every feed gives its author, by the same writer (posts/page-json.ts); or the new picture's address. */
-  function answer(user: AuthUser, draft: Draft, postid: number, createdAt: number, stored: StoredPhoto[], mentions: string | null = null) {
+  function answer(user: AuthUser, draft: Draft, postid: number, createdAt: number, stored: StoredPhoto[], blurKey: string | null, mentions: string | null = null) {
     const [first, ...more] = stored.map(({ storedBytes: _bytes, ...photo }) => photo) as [NewPhoto, ...NewPhoto[]];
     if (draft.isProfilePicture) return { profilePictureUrl: mediaUrls(first.mediaKey).thumbnailUrl };
     const pictureKey = draft.isAnonymous ? null : repo.profilePictureKey(user.id);
@@ -307,6 +321,8 @@ export function createPostWritesService(deps: PostWritesDeps) {
           photoCount: stored.length,
           editedAt: null,
           mentions,
+          // The author always sees their own photo ('1'), as posts-repository.ts's SENSITIVITY writes it.
+          sensitivity: draft.sensitivity ? `1${JSON.stringify([draft.sensitivity.warning, blurKey])}` : null,
         },
         [],
         user.id,

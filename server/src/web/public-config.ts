@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../kernel/config.js';
 import type { InstanceSettings } from '../registration/instance-repository.js';
-import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH } from '../kernel/limits.js';
+import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, COMMENT_MAX_LENGTH, CONTENT_WARNING_MAX_LENGTH } from '../kernel/limits.js';
 
 /**
  * What the browser needs to know at run time (never baked in at build time),
@@ -26,7 +26,7 @@ export function publicConfig({ auth, web, uploads, publicUrl }: Config, instance
       scope: 'email openid profile',
     },
     api: { baseUrl: web.apiBaseUrl, secondBaseUrl: web.secondApiBaseUrl },
-    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH, albumMaxPhotos: ALBUM_MAX_PHOTOS },
+    limits: { maxUploadBytes: uploads.maxBytes, captionMaxLength: CAPTION_MAX_LENGTH, commentMaxLength: COMMENT_MAX_LENGTH, altTextMaxLength: ALT_TEXT_MAX_LENGTH, albumMaxPhotos: ALBUM_MAX_PHOTOS, contentWarningMaxLength: CONTENT_WARNING_MAX_LENGTH },
   };
 }
 

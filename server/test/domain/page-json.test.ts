@@ -4,7 +4,7 @@ import { createPageWriter } from '../../src/posts/page-json.js';
 import { formatCursor, NEWEST } from '../../src/kernel/paging.js';
 import { createPostsRepository } from '../../src/posts/posts-repository.js';
 import { authorHidden, commentView, mentionList, pictureUrl, type CommentRow, type PhotoRow, type PostPage, type PostRow, type PostView } from '../../src/kernel/views.js';
-import { mediaUrls, mediumUrl } from '../../src/kernel/storage/media-keys.js';
+import { blurUrl, mediaUrls, mediumUrl } from '../../src/kernel/storage/media-keys.js';
 import { Posts } from '../../src/kernel/route-schemas.js';
 import { insertComment, insertPost } from '../api/factories.js';
 import { freshDatabase } from '../helpers.js';
@@ -50,6 +50,12 @@ function setUp(t: Test) {
       }
     }
   }
+  // Some posts marked sensitive, with tricky warnings (docs/api.md, "Content warnings"); cat always shows them.
+  sqlite
+    .prepare("UPDATE posts SET sensitive = 1, content_warning = ?, blur_key = 'blur-' || id WHERE id % 3 = 0 AND is_profile_picture = 0")
+    .run(TRICKY[3]!.slice(0, 40));
+  sqlite.prepare("UPDATE posts SET content_warning = '' WHERE id % 9 = 0").run();
+  sqlite.prepare('UPDATE users SET show_sensitive = 1 WHERE id = ?').run(cat);
   return { sqlite, ann, ben, cat };
 }
 
@@ -61,6 +67,20 @@ function postView(row: PostRow, viewerId: number, comments: CommentRow[], album:
   const isOwner = row.userId === viewerId;
   const hidden = authorHidden(row, viewerId);
   const { s3Url, thumbnailUrl } = mediaUrls(row.mediaKey);
+  const [warning, blurKey] = row.sensitivity === null ? ['', null] : (JSON.parse(row.sensitivity.slice(1)) as [string, string]);
+  const blurred = row.sensitivity?.startsWith('0') === true;
+  // Someone else's sensitive post, for a viewer who does not always show them: the blurred image only.
+  if (blurred) {
+    return {
+      ...postView({ ...row, sensitivity: null }, viewerId, comments, []),
+      s3Url: blurUrl(blurKey!),
+      thumbnailUrl: blurUrl(blurKey!),
+      mediumUrl: null,
+      mediumWidth: 0,
+      altText: '',
+      sensitive: { warning, blurred: true },
+    };
+  }
   return {
     postid: row.id,
     s3Url,
@@ -91,6 +111,7 @@ function postView(row: PostRow, viewerId: number, comments: CommentRow[], album:
       altText: f.altText,
     })),
     mentions: mentionList(row.mentions),
+    sensitive: row.sensitivity === null ? undefined : { warning, blurred: false },
   };
 }
 
@@ -121,6 +142,12 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
     }
   };
   check('as created');
+  for (const [viewer, blurred] of [[ann, true], [cat, false]] as const) {
+    const page = JSON.parse(write(posts.discover({ id: viewer, blockCount: 0 }, NEWEST, 50), viewer)) as PostView[];
+    const others = page.filter((p) => p.sensitive && !p.isOwner);
+    t.ok(others.length > 0 && others.every((p) => p.sensitive!.blurred === blurred), `someone else's sensitive posts ${blurred ? 'blurred' : 'unblurred'} for viewer ${viewer}`);
+    t.ok(page.filter((p) => p.sensitive && p.isOwner).every((p) => !p.sensitive!.blurred), 'the author\'s own never');
+  }
   const albums = JSON.parse(write(posts.discover({ id: cat, blockCount: 0 }, NEWEST, 50), cat)) as PostView[];
   t.ok(albums.some((p) => (p.photos?.length ?? 0) > 2), 'albums are on the page');
   t.ok(albums.some((p) => p.photos === undefined), 'and posts of one photo, without a photos list');
@@ -137,6 +164,10 @@ t.test('the page writer gives what the Posts schema gives for postViews, in ASCI
   // Every other column a post's kept text is made from, each on a post of its own.
   const others = posts.discover({ id: cat, blockCount: 0 }, NEWEST, 7).rows.slice(1).map((r) => r.id);
   for (const [i, set] of ["media_key = 'moved'", 'width = 7', 'height = 9', 'is_anonymous = 1 - is_anonymous', 'created_at = created_at - 1', 'edited_at = 1700000999000'].entries()) {
+    sqlite.prepare(`UPDATE posts SET ${set} WHERE id = ?`).run(others[i]);
+  }
+  // Marked and unmarked, its warning changed: the kept text follows.
+  for (const [i, set] of ["sensitive = 1 - sensitive, blur_key = coalesce(blur_key, 'late-blur')", "content_warning = 'changed <b>warning</b>'"].entries()) {
     sqlite.prepare(`UPDATE posts SET ${set} WHERE id = ?`).run(others[i]);
   }
   sqlite.prepare("UPDATE comments SET content = 'edited comment' WHERE post_id = ?").run(newest.id);

@@ -8,6 +8,7 @@ import { PhotoCarousel } from '@/components/photo-carousel';
 import { EditPostDialog, editedLabel, PostHistoryDialog } from '@/components/post-edit';
 import { ReportDialog } from '@/components/report-dialog';
 import { RichText } from '@/components/rich-text';
+import { SensitiveCover, SensitiveNote } from '@/components/sensitive-cover';
 import { ApiError } from '@/lib/api/client';
 import { blockAuthorOf } from '@/lib/api/moderation';
 import { deletePost, type Post, type PostEdit } from '@/lib/api/posts';
@@ -70,7 +71,12 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       mentions: edit.mentions ?? post.mentions,
       // An album's answer carries every description (docs/api.md, "Editing a post").
       photos: post.photos?.map((photo, i) => ({ ...photo, altText: edit.photos?.[i]?.altText ?? (i === 0 ? edit.altText : photo.altText) })),
+      // Absent: no longer marked sensitive (docs/api.md, "Content warnings"); the author sees it unblurred either way.
+      sensitive: edit.sensitive,
     });
+  // A sensitive post someone else has not chosen to see: the server's blurred image and "Show photo".
+  const blurred = post.sensitive?.blurred === true;
+  const mediaRef = useRef<HTMLDivElement>(null);
   // An album shows one photo at a time; the ALT badge is that photo's (a post of one: the post's own).
   const [photoIndex, setPhotoIndex] = useState(0);
   const album = post.photos && post.photos.length > 1 ? post.photos : null;
@@ -200,8 +206,26 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
       </header>
 
       {/* The frame takes the photo's shape within 4:5 to 1.91:1 (lib/photo-frame.ts); the photo fills it. */}
-      <div className={styles.media} style={album ? undefined : { aspectRatio: frameRatio(post.width, post.height) }}>
-        {album ? (
+      <div
+        ref={mediaRef}
+        className={styles.media}
+        style={album ? undefined : { aspectRatio: frameRatio(post.width, post.height) }}
+        // Focus lands here once "Show photo" has done its work, so keyboard users stay in place.
+        tabIndex={-1}
+      >
+        {blurred ? (
+          <>
+            {/* The server's blurred image: it shows nothing, so it is described by the cover, not here. */}
+            <img src={post.s3Url} width={post.width || undefined} height={post.height || undefined} alt="" loading={eager ? 'eager' : 'lazy'} />
+            <SensitiveCover
+              post={post}
+              onRevealed={(photo) => {
+                onChange({ ...post, ...photo, sensitive: { warning: post.sensitive?.warning ?? '', blurred: false } });
+                requestAnimationFrame(() => mediaRef.current?.focus());
+              }}
+            />
+          </>
+        ) : album ? (
           <PhotoCarousel
             photos={album}
             index={photoIndex}
@@ -229,7 +253,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             onDoubleClick={() => !post.likedByUser && toggleLike()}
           />
         )}
-        {shownAlt && (
+        {!blurred && shownAlt && (
           <button
             type="button"
             className={styles.altBadge}
@@ -242,6 +266,7 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
           </button>
         )}
       </div>
+      {post.sensitive && !blurred && <SensitiveNote warning={post.sensitive.warning} />}
       {shownAlt && showAlt && (
         <p id={altId} className={styles.altText}>
           <strong>Photo description:</strong> {shownAlt}

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
+import { SensitiveFields } from '@/components/sensitive-fields';
 import { editPost, getPostVersions, type PostEdit, type PostVersion } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
 import { formatDate, formatTime } from '@/lib/format';
@@ -17,7 +18,13 @@ export function editedLabel(iso: string): string {
 }
 
 interface EditPostProps {
-  post: { postid: number; caption: string; altText: string; photos?: Array<{ thumbnailUrl: string; altText: string }> };
+  post: {
+    postid: number;
+    caption: string;
+    altText: string;
+    photos?: Array<{ thumbnailUrl: string; altText: string }>;
+    sensitive?: { warning: string };
+  };
   onSaved: (edit: PostEdit) => void;
   onClose: () => void;
 }
@@ -35,6 +42,7 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
   const ids = { caption: useId(), counter: useId(), alt: useId(), hint: useId() };
   const { captionMaxLength, altTextMaxLength } = getConfig().limits;
   const setAlt = (index: number, text: string) => setAltTexts((list) => list.map((a, i) => (i === index ? text : a)));
+  const [sensitivity, setSensitivity] = useState({ sensitive: post.sensitive !== undefined, warning: post.sensitive?.warning ?? '' });
   return (
     <Modal title="Edit post" onClose={onClose}>
       {(close) => (
@@ -49,10 +57,11 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             }
             await submit.run(async () => {
               onSaved(
-                await editPost(
-                  post.postid,
-                  album ? { caption, photos: altTexts.map((altText, index) => ({ index, altText })) } : { caption, altText: altTexts[0] ?? '' },
-                ),
+                await editPost(post.postid, {
+                  ...(album ? { caption, photos: altTexts.map((altText, index) => ({ index, altText })) } : { caption, altText: altTexts[0] ?? '' }),
+                  // docs/api.md, "Content warnings": the flag and the text change in the same edit.
+                  ...(sensitivity.sensitive ? { sensitive: true, contentWarning: sensitivity.warning.trim() } : { sensitive: false }),
+                }),
               );
               close();
             });
@@ -116,6 +125,11 @@ export function EditPostDialog({ post, onSaved, onClose }: EditPostProps) {
             Read aloud to people who cannot see the {album ? 'photos' : 'photo'}. The {album ? 'photos themselves stay' : 'photo itself stays'} as
             {album ? ' they are' : ' it is'}, and everyone who can see the post can see its earlier versions.
           </p>
+          <SensitiveFields
+            sensitive={sensitivity.sensitive}
+            warning={sensitivity.warning}
+            onChange={(sensitive, warning) => setSensitivity({ sensitive, warning })}
+          />
           <ModalFormFooter error={submit.error} busy={submit.busy} onCancel={close} submitLabel="Save" busyLabel="Saving..." />
         </form>
       )}

@@ -19,7 +19,7 @@ export interface AppConfig {
     scope: string;
   };
   api: { baseUrl: string; secondBaseUrl: string };
-  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number; altTextMaxLength: number; albumMaxPhotos: number };
+  limits: { maxUploadBytes: number; captionMaxLength: number; commentMaxLength: number; altTextMaxLength: number; albumMaxPhotos: number; contentWarningMaxLength: number };
 }
 
 let config: AppConfig | null = null;

@@ -70,6 +70,8 @@ export const users = sqliteTable(
     joinReason: text('join_reason'),
     /** The invite this account joined with (invites.id), if any. */
     inviteId: integer('invite_id'),
+    /** "Always show sensitive photos" on the account page: posts marked sensitive come unblurred to this person. */
+    showSensitive: integer('show_sensitive').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -121,6 +123,20 @@ export const posts = sqliteTable(
      * read of its own (posts/page-json.ts); the mentions table is the same as rows.
      */
     mentions: text('mentions'),
+    /**
+     * Marked sensitive by its author or an operator (docs/api.md, "Content warnings"): everyone but
+     * the author, and people who chose "Always show sensitive photos", get blur_key's image until they
+     * ask for the photo. ActivityPub's `sensitive`.
+     */
+    sensitive: integer('sensitive').notNull().default(0),
+    /** The author's warning shown over the blurred photo ('' when none, at most 100 characters): ActivityPub's `summary`. */
+    contentWarning: text('content_warning').notNull().default(''),
+    /**
+     * Key prefix of `<blurKey>/blur.webp`, the first photo blurred by the server (media/images/blur.ts), a
+     * key of its own so a blurred answer does not name the photo's. Set in the transaction that marks the
+     * post sensitive, and kept if it is unmarked (marking it again needs no new image); null: never marked.
+     */
+    blurKey: text('blur_key'),
   },
   (t) => [
     // Discover: newest first over visible posts.
@@ -467,7 +483,7 @@ export const moderationActions = sqliteTable(
     operatorId: integer('operator_id').references(() => users.id, { onDelete: 'set null' }),
     /** The operator's name when acting (kept if the account goes). */
     operatorName: text('operator_name').notNull(),
-    action: text('action', { enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend'] }).notNull(),
+    action: text('action', { enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'mark_sensitive'] }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
     /** Whose content or account it was: they see removals of their content with the reason. */

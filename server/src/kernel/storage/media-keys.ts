@@ -14,3 +14,10 @@ export function mediaUrls(mediaKey: string) {
 
 /** The medium rendition's URL, or null when the post has none (mediumWidth 0). */
 export const mediumUrl = (mediaKey: string, mediumWidth: number): string | null => (mediumWidth > 0 ? `/${mediumKey(mediaKey)}` : null);
+
+/**
+ * A sensitive post's first photo blurred by the server (media/images/blur.ts), under a key of its
+ * own (posts.blur_key): the URL a viewer who must see it blurred gets names nothing of the photo's.
+ */
+export const blurKey = (key: string) => `media/${key}/blur.webp`;
+export const blurUrl = (key: string) => `/${blurKey(key)}`;

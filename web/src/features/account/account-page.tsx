@@ -26,6 +26,7 @@ import { DownloadData } from './download-data';
 import { InviteFriends } from './invite-friends';
 import { ModerationNotices } from './moderation-notices';
 import { PrivateAccount } from './private-account';
+import { SensitivePhotos } from './sensitive-photos';
 import { StorageUse } from './storage-use';
 
 type Summary = Omit<UserPosts, 'posts'>;
@@ -194,6 +195,7 @@ export function AccountPage() {
           </button>
         </div>
         <PrivateAccount isPrivate={summary.isPrivate} onChange={(isPrivate) => setSummary((s) => (s ? { ...s, isPrivate } : s))} />
+        <SensitivePhotos />
         {summary.username && <DownloadData username={summary.username} />}
         {summary.username && <ChangePassword username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}

@@ -3,7 +3,7 @@ import { getNotices, type ModerationNotice } from '@/lib/api/moderation';
 import { formatDate } from '@/lib/format';
 import styles from './account-page.module.css';
 
-/** What operators removed of yours, with the reason they gave. Shown only when there is something. */
+/** What operators removed of yours or marked sensitive, with the reason they gave. Shown only when there is something. */
 export function ModerationNotices() {
   const [notices, setNotices] = useState<ModerationNotice[]>([]);
   useEffect(() => {
@@ -15,13 +15,15 @@ export function ModerationNotices() {
   return (
     <section className={styles.notices} aria-labelledby="notices-heading">
       <h2 id="notices-heading" className={styles.noticesTitle}>
-        Removed by an operator
+        {notices.every((n) => n.action !== 'mark_sensitive') ? 'Removed by an operator' : 'From an operator'}
       </h2>
       <ul className={styles.panelList}>
         {notices.map((n, i) => (
           <li key={`${n.created_at}-${i}`} className={styles.notice}>
             <p>
-              Your {n.action === 'remove_post' ? 'post' : 'comment'} “{n.excerpt}” was removed on {formatDate(n.created_at)}.
+              {n.action === 'mark_sensitive'
+                ? `Your post “${n.excerpt}” was marked sensitive on ${formatDate(n.created_at)}: others see its photo blurred until they choose to see it.`
+                : `Your ${n.action === 'remove_post' ? 'post' : 'comment'} “${n.excerpt}” was removed on ${formatDate(n.created_at)}.`}
             </p>
             <p className={styles.panelMeta}>Reason: {n.reason}</p>
           </li>

@@ -6,7 +6,7 @@ import page from '@/components/page.module.css';
 import rows from '@/components/rows.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import { ApiError } from '@/lib/api/client';
-import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
+import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, markSensitiveAsOperator, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
@@ -29,6 +29,7 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   unsuspend: 'Lifted a suspension',
   approve_join: 'Let in',
   reject_join: 'Turned down',
+  mark_sensitive: 'Marked a post sensitive',
 };
 
 interface Asking {
@@ -135,6 +136,14 @@ export function AdminPage() {
                         : 'The comment disappears everywhere at once.',
                     confirmLabel: 'Remove',
                     run: (reason) => removeAsOperator(r.kind, r.itemId, reason),
+                  })
+                }
+                onMarkSensitive={() =>
+                  ask({
+                    title: 'Mark post sensitive',
+                    explanation: 'Everyone but its author then sees the photo blurred until they choose "Show photo". Its open reports are closed.',
+                    confirmLabel: 'Mark sensitive',
+                    run: (reason) => markSensitiveAsOperator(r.postId, reason, ''),
                   })
                 }
                 onSuspend={() =>
@@ -265,9 +274,10 @@ interface ReportItemProps {
   onDismiss: () => void;
   onRemove: () => void;
   onSuspend: () => void;
+  onMarkSensitive: () => void;
 }
 
-function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportItemProps) {
+function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend, onMarkSensitive }: ReportItemProps) {
   const what = r.kind === 'post' ? 'Post' : 'Comment';
   return (
     <li className={styles.report} aria-label={`Reported ${r.kind} by ${r.author}`}>
@@ -283,7 +293,10 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
           <p className={styles.kind}>
             {what} by <strong>{r.author}</strong>
             {r.authorSuspended && <span className={styles.badge}>suspended</span>}
+            {/* Operators see the photo itself, told it is marked (docs/api.md, "Content warnings"). */}
+            {r.sensitive && <span className={styles.badge}>sensitive</span>}
           </p>
+          {r.sensitive?.warning && <p className={rows.meta}>Content warning: {r.sensitive.warning}</p>}
           {r.isAnonymous && (
             <p className={styles.anon}>Posted anonymously: only operators see who wrote it. Don’t share it.</p>
           )}
@@ -346,6 +359,11 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend }: ReportI
         <button type="button" className={`${buttons.danger} ${buttons.small}`} onClick={onRemove} disabled={busy}>
           Remove {r.kind}
         </button>
+        {r.kind === 'post' && !r.sensitive && (
+          <button type="button" className={`${buttons.secondary} ${buttons.small}`} onClick={onMarkSensitive} disabled={busy}>
+            Mark sensitive
+          </button>
+        )}
         {!r.authorSuspended && (
           <button type="button" className={`${buttons.danger} ${buttons.small}`} onClick={onSuspend} disabled={busy}>
             Suspend {r.author}

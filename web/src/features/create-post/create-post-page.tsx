@@ -3,6 +3,7 @@ import { useNavigate } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { BackIcon, ImageIcon, PlusIcon, TrashIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
+import { SensitiveFields } from '@/components/sensitive-fields';
 import switches from '@/components/switch.module.css';
 import { ApiError } from '@/lib/api/client';
 import { fetchUserInfo } from '@/lib/api/people';
@@ -31,6 +32,7 @@ export function CreatePostPage() {
   const [photos, setPhotos] = useState<Chosen[]>([]);
   const [caption, setCaption] = useState('');
   const [anonymous, setAnonymous] = useState(false);
+  const [sensitivity, setSensitivity] = useState({ sensitive: false, warning: '' });
   const [sharing, setSharing] = useState(false);
   const [progress, setProgress] = useState(0);
   const [uploaded, setUploaded] = useState(0);
@@ -165,6 +167,7 @@ export function CreatePostPage() {
     setSharing(true);
     setProgress(0);
     setUploaded(0);
+    const marked = sensitivity.sensitive ? { sensitive: true, contentWarning: sensitivity.warning.trim() } : {};
     try {
       if (album) {
         await createAlbum(
@@ -175,9 +178,10 @@ export function CreatePostPage() {
             setProgress(fraction);
             setUploaded(done);
           },
+          marked,
         );
       } else {
-        await createPost(file, caption.trim(), anonymous, setProgress, altText.trim());
+        await createPost(file, caption.trim(), anonymous, setProgress, altText.trim(), marked);
       }
       navigate('/app/account');
     } catch (err) {
@@ -478,6 +482,13 @@ export function CreatePostPage() {
             disabled={sharing}
           />
         </div>
+
+        <SensitiveFields
+          sensitive={sensitivity.sensitive}
+          warning={sensitivity.warning}
+          onChange={(sensitive, warning) => setSensitivity({ sensitive, warning })}
+          disabled={sharing}
+        />
 
         {poster && (
           <p className={styles.poster}>

@@ -48,3 +48,7 @@ export const makePasswordReset = (username: string) =>
   request<ResetLink>(`/api/admin/users/${encodeURIComponent(username)}/password-reset`, {
     method: 'POST',
   });
+
+/** An operator marks a reported post sensitive: blurred for everyone but its author, logged, its author told why. */
+export const markSensitiveAsOperator = (postId: number, reason: string, warning: string) =>
+  request<Static<typeof answers.Done>>(`/api/admin/posts/${postId}/sensitive`, { method: 'POST', body: { reason, warning } });

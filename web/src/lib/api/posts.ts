@@ -17,9 +17,10 @@ export async function createPost(
   isAnonymous: boolean,
   onProgress?: (fraction: number) => void,
   altText = '',
+  sensitivity: Sensitivity = {},
 ): Promise<Post> {
   const s3Key = await upload(file, false, onProgress);
-  return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous, altText } });
+  return request<Post>('/api/create-post', { method: 'POST', body: { s3Key, caption, isAnonymous, altText, ...sensitivity } });
 }
 
 /**
@@ -32,6 +33,7 @@ export async function createAlbum(
   caption: string,
   isAnonymous: boolean,
   onProgress?: (fraction: number, done: number) => void,
+  sensitivity: Sensitivity = {},
 ): Promise<Post> {
   const sent = photos.map(() => 0);
   let done = 0;
@@ -51,7 +53,7 @@ export async function createAlbum(
   );
   return request<Post>('/api/create-post', {
     method: 'POST',
-    body: { caption, isAnonymous, photos: photos.map((p, i) => ({ s3Key: keys[i]!, altText: p.altText })) },
+    body: { caption, isAnonymous, photos: photos.map((p, i) => ({ s3Key: keys[i]!, altText: p.altText })), ...sensitivity },
   });
 }
 
@@ -65,9 +67,27 @@ export const updateAltText = (postId: number, altText: string, index = 0) =>
 /** The author changes the caption and the photos' descriptions (docs/api.md, "Editing a post"). */
 export const editPost = (
   postId: number,
-  changes: { caption: string; altText: string } | { caption: string; photos: Array<{ index: number; altText: string }> },
+  changes: ({ caption: string; altText: string } | { caption: string; photos: Array<{ index: number; altText: string }> }) & Sensitivity,
 ) =>
   request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: changes });
 
 /** A post's text now and before each edit, newest first. */
 export const getPostVersions = (postId: number) => request<Static<typeof answers.PostVersions>>(`/api/post-versions?postId=${postId}`);
+
+// ---- Content warnings (docs/api.md, "Content warnings") ----
+
+export type PostPhoto = Static<typeof shapes.PostPhoto>;
+export type SensitivePhotos = Static<typeof shapes.SensitivePhotos>;
+/** What create-post and an edit send to mark a post sensitive ({} leaves it as it is). */
+export type Sensitivity = { sensitive?: boolean; contentWarning?: string };
+
+/** "Show photo": a sensitive post's photo itself, which its blurred answer does not name. */
+export const getPostPhoto = (postId: number) => request<PostPhoto>(`/api/post-photo?postId=${postId}`);
+
+/** The author marks their post sensitive, with a warning, or not (an edit, as editPost's). */
+export const setSensitive = (postId: number, sensitive: boolean, contentWarning: string) =>
+  request<PostEdit>(`/api/post?postId=${postId}`, { method: 'PATCH', body: sensitive ? { sensitive, contentWarning } : { sensitive } });
+
+export const getSensitivePhotos = () => request<SensitivePhotos>('/api/account/sensitive-photos');
+export const setSensitivePhotos = (alwaysShow: boolean) =>
+  request<SensitivePhotos>('/api/account/sensitive-photos', { method: 'PUT', body: { alwaysShow } });
