@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/kernel/kernel/db/schema.ts',
+  schema: './src/kernel/db/schema.ts',
   out: '../migrations',
 });
