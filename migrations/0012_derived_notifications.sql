@@ -23,14 +23,14 @@ DROP TABLE `notification_groups`;--> statement-breakpoint
 ALTER TABLE `comments` ADD `recipient_id` integer;--> statement-breakpoint
 UPDATE `comments` SET `recipient_id` = (SELECT p.`user_id` FROM `posts` p
   WHERE p.`id` = `comments`.`post_id` AND p.`user_id` <> `comments`.`user_id` AND p.`is_profile_picture` = 0);--> statement-breakpoint
--- likes.recipient_id is filled, and everyone's bell counted, by migration 0015, in the one copy
--- of the likes that gives them their final shape: as first written this migration filled the
--- column in place and built indexes by recipient (likes, comments) and by followee and time
+-- likes.recipient_id is filled by migration 0015, in the one copy of the likes that gives them
+-- their final shape, and everyone's bell is counted by 0016: as first written this migration
+-- filled the column in place and built indexes by recipient (likes, comments) and by followee and time
 -- (follows), and 0013 and 0015 rewrote the likes twice more, dropping all of those: 5M likes
 -- written three times at the reference size, several minutes of an upgrade from 0.1.0
 -- (docs/self-hosting.md, "Upgrade"). A database this version migrates has no server run on
--- it before 0015 (all pending migrations run in one transaction at start), so what it defers
--- is read by nothing in between. This table says what is deferred; 0015 reads and drops it.
+-- it before 0016 (all pending migrations run in one transaction at start), so what it defers
+-- is read by nothing in between. This table says what is deferred; 0015 and 0016 read it.
 -- A database that ran this migration as first written has no such table: it keeps its
 -- recipients and its bell, which its server has kept up since.
 CREATE TABLE `__deferred_by_0012` (`what` text PRIMARY KEY NOT NULL);--> statement-breakpoint
