@@ -53,11 +53,15 @@ const id = (p: Person) => PEOPLE.indexOf(p) + 1;
 // alice: two posts and a profile picture; bob: one post.
 const POSTS = { alice1: 1, alice2: 2, alicePicture: 3, bob1: 4 } as const;
 
-/** A DATA_DIR holding a database migrated up to `last`, with the people and posts above. */
+/**
+ * A DATA_DIR holding a database migrated up to `last`, with the people and posts above, and one
+ * like from before notifications existed (written at 0009, as 0.1.0's data): no notification
+ * row was made for it, so only a recount of the bell (0012 as first written, 0016 now) shows it.
+ */
 function baseAt(t: Teardown, last: number): string {
   const dataDir = tempDir(t, 'shower-beer-boundary-');
   const file = join(dataDir, 'shower-beer.db');
-  openDatabase(file, migrationsUpTo(t, last)).close();
+  openDatabase(file, migrationsUpTo(t, 9)).close();
   const db = new Database(file);
   const at = Date.UTC(2026, 0, 1);
   const user = db.prepare('INSERT INTO users (id, sub, username, email, created_at, post_count, public_post_count) VALUES (?, ?, ?, ?, ?, ?, ?)');
@@ -67,7 +71,11 @@ function baseAt(t: Teardown, last: number): string {
   post.run(POSTS.alice2, id('alice'), 'Alice two', 0, 'media-2', at);
   post.run(POSTS.alicePicture, id('alice'), '', 1, 'media-3', at);
   post.run(POSTS.bob1, id('bob'), 'Bob one', 0, 'media-4', at);
+  db.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(POSTS.bob1, id('carol'), at + 1000);
+  db.prepare('UPDATE posts SET like_count = 1 WHERE id = ?').run(POSTS.bob1);
+  db.prepare('UPDATE users SET likes_received = 1 WHERE id = ?').run(id('bob'));
   db.close();
+  openDatabase(file, migrationsUpTo(t, last)).close();
   return dataDir;
 }
 
@@ -229,7 +237,7 @@ for (const last of [11, 12, 13, 14, 15]) {
       'every bell and Notifications screen as after the same writes through today\'s code',
     );
     const bells = Object.fromEntries((a.prepare('SELECT username, unread_notifications AS n FROM users').all() as Array<{ username: string; n: number }>).map((r) => [r.username, r.n]));
-    t.same(bells, { alice: 3, bob: 3, carol: 0, dave: 0 }, 'alice: the 3 that came after her read; bob: all 3 of his');
+    t.same(bells, { alice: 3, bob: 4, carol: 0, dave: 0 }, 'alice: the 3 that came after her read; bob: all 4 of his, carol\'s like from before notifications too');
     t.equal(b.pragma('integrity_check', { simple: true }), 'ok', 'integrity_check');
     t.same(b.pragma('foreign_key_check'), [], 'foreign_key_check');
     t.notOk(b.prepare("SELECT 1 FROM sqlite_master WHERE name = '__deferred_by_0012'").get(), 'nothing left of 0012\'s deferral');
