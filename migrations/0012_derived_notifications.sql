@@ -21,29 +21,19 @@ ALTER TABLE `users` DROP COLUMN `notifications_seen_id`;--> statement-breakpoint
 DROP TABLE `notifications`;--> statement-breakpoint
 DROP TABLE `notification_groups`;--> statement-breakpoint
 ALTER TABLE `comments` ADD `recipient_id` integer;--> statement-breakpoint
-ALTER TABLE `likes` ADD `recipient_id` integer;--> statement-breakpoint
-UPDATE `likes` SET `recipient_id` = (SELECT p.`user_id` FROM `posts` p
-  WHERE p.`id` = `likes`.`post_id` AND p.`user_id` <> `likes`.`user_id` AND p.`is_profile_picture` = 0);--> statement-breakpoint
 UPDATE `comments` SET `recipient_id` = (SELECT p.`user_id` FROM `posts` p
   WHERE p.`id` = `comments`.`post_id` AND p.`user_id` <> `comments`.`user_id` AND p.`is_profile_picture` = 0);--> statement-breakpoint
-CREATE INDEX `comments_recipient_idx` ON `comments` (`recipient_id`,`created_at`) WHERE "comments"."recipient_id" IS NOT NULL;--> statement-breakpoint
-CREATE INDEX `likes_recipient_idx` ON `likes` (`recipient_id`,`created_at`) WHERE "likes"."recipient_id" IS NOT NULL;--> statement-breakpoint
-CREATE INDEX `follows_followee_time_idx` ON `follows` (`followee_id`,`created_at`);--> statement-breakpoint
-ALTER TABLE `posts` ADD `medium_width` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
--- The bell's count (users.unread_notifications) is moved by the writes themselves, in
--- the UPDATE of the recipient's row they already make (server/src/domain/*-repository.ts);
--- here everyone's count is set from the rows, by the rules the screen reads by: nothing
--- by or towards someone blocked either way, nothing by a suspended person, no hidden comment.
-UPDATE `users` SET `unread_notifications` =
-  (SELECT count(*) FROM `likes` l JOIN `users` a ON a.`id` = l.`user_id`
-    WHERE l.`recipient_id` = `users`.`id` AND l.`created_at` > `users`.`notifications_seen_at` AND a.`suspended_at` IS NULL
-      AND NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = l.`user_id`)
-        OR (b.`blocker_id` = l.`user_id` AND b.`blocked_id` = `users`.`id`)))
-  + (SELECT count(*) FROM `comments` c JOIN `users` a ON a.`id` = c.`user_id`
-    WHERE c.`recipient_id` = `users`.`id` AND c.`created_at` > `users`.`notifications_seen_at` AND c.`hidden` = 0 AND a.`suspended_at` IS NULL
-      AND NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = c.`user_id`)
-        OR (b.`blocker_id` = c.`user_id` AND b.`blocked_id` = `users`.`id`)))
-  + (SELECT count(*) FROM `follows` f JOIN `users` a ON a.`id` = f.`follower_id`
-    WHERE f.`followee_id` = `users`.`id` AND f.`created_at` > `users`.`notifications_seen_at` AND a.`suspended_at` IS NULL
-      AND NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = f.`follower_id`)
-        OR (b.`blocker_id` = f.`follower_id` AND b.`blocked_id` = `users`.`id`)));
+-- likes.recipient_id is filled by migration 0015, in the one copy of the likes that gives them
+-- their final shape, and everyone's bell is counted by 0016: as first written this migration
+-- filled the column in place and built indexes by recipient (likes, comments) and by followee and time
+-- (follows), and 0013 and 0015 rewrote the likes twice more, dropping all of those: 5M likes
+-- written three times at the reference size, several minutes of an upgrade from 0.1.0
+-- (docs/self-hosting.md, "Upgrade"). A database this version migrates has no server run on
+-- it before 0016 (all pending migrations run in one transaction at start), so what it defers
+-- is read by nothing in between. This table says what is deferred; 0015 and 0016 read it.
+-- A database that ran this migration as first written has no such table: it keeps its
+-- recipients and its bell, which its server has kept up since.
+CREATE TABLE `__deferred_by_0012` (`what` text PRIMARY KEY NOT NULL);--> statement-breakpoint
+INSERT INTO `__deferred_by_0012` (`what`) VALUES ('likes.recipient_id'), ('users.unread_notifications');--> statement-breakpoint
+ALTER TABLE `likes` ADD `recipient_id` integer;--> statement-breakpoint
+ALTER TABLE `posts` ADD `medium_width` integer DEFAULT 0 NOT NULL;

@@ -2,4 +2,6 @@
 -- comments by time (comments_post_idx, which every comment writes anyway;
 -- server/src/domain/notifications-repository.ts), so a comment writes no index entry by
 -- recipient: one b-tree page less per comment (docs/performance.md).
-DROP INDEX `comments_recipient_idx`;
+-- IF EXISTS: migration 0012 no longer builds this index (only databases that ran 0012 as
+-- first written have it).
+DROP INDEX IF EXISTS `comments_recipient_idx`;

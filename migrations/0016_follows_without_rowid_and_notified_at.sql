@@ -38,4 +38,27 @@ UPDATE `users` SET `notified_at` = coalesce((SELECT max(t) FROM (
       FROM posts p WHERE p.user_id = users.id AND p.is_profile_picture = 0
     UNION ALL SELECT (SELECT max(c.created_at) FROM comments c WHERE c.post_id = p.id AND c.recipient_id IS NOT NULL)
       FROM posts p WHERE p.user_id = users.id AND p.is_profile_picture = 0
-    UNION ALL SELECT max(f.created_at) FROM follows f WHERE f.followee_id = users.id)), 0);
+    UNION ALL SELECT max(f.created_at) FROM follows f WHERE f.followee_id = users.id)), 0);--> statement-breakpoint
+CREATE TABLE IF NOT EXISTS `__deferred_by_0012` (`what` text PRIMARY KEY NOT NULL);--> statement-breakpoint
+-- The bell, where migration 0012 deferred it (__deferred_by_0012; created empty here if absent:
+-- a database that ran 0012 as first written keeps the bell its server kept up): everyone's
+-- count set from the rows by 0012's rules (nothing by or towards someone blocked either way,
+-- nothing by a suspended person, no hidden comment), a person's likes and comments found
+-- through their posts as the Notifications screen finds them, their follows by
+-- follows_followee_time_idx. users.block_count = 0 (no block either way, kept with every
+-- block since 0009) skips the block probes, as server/src/kernel/notification-rules.ts does.
+UPDATE `users` SET `unread_notifications` =
+  (SELECT count(*) FROM `posts` p JOIN `likes` l ON l.`post_id` = p.`id` AND l.`created_at` > `users`.`notifications_seen_at`
+    WHERE p.`user_id` = `users`.`id` AND p.`is_profile_picture` = 0 AND l.`recipient_id` IS NOT NULL AND l.`user_id` NOT IN (SELECT `id` FROM `users` WHERE `suspended_at` IS NOT NULL)
+      AND (`users`.`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = l.`user_id`)
+        OR (b.`blocker_id` = l.`user_id` AND b.`blocked_id` = `users`.`id`))))
+  + (SELECT count(*) FROM `posts` p JOIN `comments` c ON c.`post_id` = p.`id` AND c.`created_at` > `users`.`notifications_seen_at`
+    WHERE p.`user_id` = `users`.`id` AND p.`is_profile_picture` = 0 AND c.`recipient_id` IS NOT NULL AND c.`hidden` = 0 AND c.`user_id` NOT IN (SELECT `id` FROM `users` WHERE `suspended_at` IS NOT NULL)
+      AND (`users`.`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = c.`user_id`)
+        OR (b.`blocker_id` = c.`user_id` AND b.`blocked_id` = `users`.`id`))))
+  + (SELECT count(*) FROM `follows` f
+    WHERE f.`followee_id` = `users`.`id` AND f.`created_at` > `users`.`notifications_seen_at` AND f.`follower_id` NOT IN (SELECT `id` FROM `users` WHERE `suspended_at` IS NOT NULL)
+      AND (`users`.`block_count` = 0 OR NOT EXISTS (SELECT 1 FROM `blocks` b WHERE (b.`blocker_id` = `users`.`id` AND b.`blocked_id` = f.`follower_id`)
+        OR (b.`blocker_id` = f.`follower_id` AND b.`blocked_id` = `users`.`id`))))
+  WHERE EXISTS (SELECT 1 FROM `__deferred_by_0012` WHERE `what` = 'users.unread_notifications');--> statement-breakpoint
+DROP TABLE `__deferred_by_0012`;
