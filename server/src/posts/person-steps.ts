@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { PersonSteps } from '../kernel/person-steps.js';
-import { displayKey, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
+import { blurKey, displayKey, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 
 /** A person's posts, for account removal and suspension (kernel/person-steps.ts). */
 export function postsPersonSteps(sqlite: Database.Database): PersonSteps {
@@ -9,6 +9,8 @@ export function postsPersonSteps(sqlite: Database.Database): PersonSteps {
     `SELECT media_key AS key, medium_width > 0 AS medium FROM posts WHERE user_id = ?
      UNION ALL SELECT f.media_key, f.medium_width > 0 FROM posts p JOIN post_photos f ON f.post_id = p.id WHERE p.user_id = ? AND p.photo_count > 1`,
   );
+  // A post marked sensitive has the server's blurred image too, under a key of its own (posts.blur_key).
+  const blurred = sqlite.prepare<[number], string>('SELECT blur_key FROM posts WHERE user_id = ? AND blur_key IS NOT NULL').pluck();
   const count = sqlite.prepare<[number], number>('SELECT count(*) FROM posts WHERE user_id = ?').pluck();
   // Other people's likes and comments on them go along (ON DELETE CASCADE).
   const remove = sqlite.prepare<[number]>('DELETE FROM posts WHERE user_id = ?');
@@ -17,6 +19,7 @@ export function postsPersonSteps(sqlite: Database.Database): PersonSteps {
   return {
     remove({ id }) {
       const files = images.all(id, id).flatMap(({ key, medium }) => [displayKey(key), thumbKey(key), ...(medium ? [mediumKey(key)] : [])]);
+      for (const key of blurred.all(id)) files.push(blurKey(key));
       const posts = count.get(id) ?? 0;
       remove.run(id);
       return { files, posts };

@@ -259,3 +259,18 @@ t.test('an operator marks a reported post sensitive: logged, the reports closed,
   const again = (await asOlga('GET', '/api/admin/overview')).json.reports[0];
   t.match(again, { postId: post.postid, thumbnailUrl: post.thumbnailUrl, sensitive: { warning: 'Nudity' } });
 });
+
+t.test('removing an account deletes the blurred images of its sensitive posts with their photos', async (t) => {
+  const { app, createUser } = await buildTestApp(t);
+  const alice = await createUser('alice');
+  const bob = await createUser('bob');
+  const key = await upload(app, alice.token, await makeJpeg(800, 600));
+  const post = (await createPost(app, alice.token, { s3Key: key, caption: 'x', sensitive: true, contentWarning: 'Steam' })).json() as FeedPost;
+  const seen = (await inFeed(client(app, bob.token), post.postid))!;
+  t.match(seen.s3Url, /\/blur\.webp$/);
+  t.equal((await app.inject({ method: 'GET', url: seen.s3Url })).statusCode, 200);
+
+  t.equal((await client(app, alice.token)('DELETE', '/api/account', { confirmUsername: 'alice' })).status, 200);
+  t.equal((await app.inject({ method: 'GET', url: post.s3Url })).statusCode, 404, 'the photo is gone');
+  t.equal((await app.inject({ method: 'GET', url: seen.s3Url })).statusCode, 404, 'and its blurred image with it');
+});
