@@ -230,7 +230,9 @@ export async function createPostViaApi(
   isAnonymous = false,
   /** The photo's size: the default is too small for the server to make a 768-px rendition of it. */
   size = { width: 64, height: 48 },
-): Promise<void> {
+  /** More of create-post's fields (a content warning: `{ sensitive: true, contentWarning }`). */
+  fields: Record<string, unknown> = {},
+): Promise<{ postid: number; s3Url: string }> {
   const token = await accessToken(page);
   const headers = { authorization: `Bearer ${token}` };
   const presign = await page.request.post('/api/presign-upload', {
@@ -244,8 +246,9 @@ export async function createPostViaApi(
     data: await sharp({ create: { ...size, channels: 3, background: '#f5a524' } }).jpeg().toBuffer(),
   });
   expect(put.ok()).toBe(true);
-  const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous } });
+  const created = await page.request.post('/api/create-post', { headers, data: { s3Key, caption, isAnonymous, ...fields } });
   expect(created.status()).toBe(201);
+  return (await created.json()) as { postid: number; s3Url: string };
 }
 
 /** Collects every alert/confirm message and accepts it. */
