@@ -24,6 +24,14 @@ export const Comment = Type.Object({
   mentions: Type.Array(Type.String()),
 });
 
+/**
+ * A post marked sensitive (docs/api.md, "Content warnings"): its warning ('' when none), and
+ * `blurred`: the photo fields are the server's blurred image (no medium rendition, no description,
+ * no `photos`) until the viewer asks GET /api/post-photo; false for its author and for people who
+ * always show them. The Post's and PostEdit's.
+ */
+const Sensitive = Type.Object({ warning: Type.String(), blurred: Type.Boolean() });
+
 /** One photo of a post, with its own renditions, size and description (docs/api.md, "Albums"). */
 export const Photo = Type.Object({
   s3Url: Type.String(),
@@ -68,12 +76,8 @@ export const Post = Type.Object({
   photos: Type.Optional(Type.Array(Photo, { minItems: 2, maxItems: 10 })),
   /** The people its caption names (`@name`) who existed when it was written, by username: the web app links those (issue 47). */
   mentions: Type.Array(Type.String()),
-  /**
-   * Present only on a post marked sensitive (docs/api.md, "Content warnings"). `blurred`: the photo
-   * fields above are the server's blurred image (no medium rendition, no description, no `photos`)
-   * until the viewer asks GET /api/post-photo; false for its author and for people who always show them.
-   */
-  sensitive: Type.Optional(Type.Object({ warning: Type.String(), blurred: Type.Boolean() })),
+  /** Present only on a post marked sensitive (docs/api.md, "Content warnings"). */
+  sensitive: Type.Optional(Sensitive),
 });
 
 /** GET /api/post-photo: a sensitive post's photo itself, asked for by "Show photo"; the Post's photo fields (and an album's `photos`). */
@@ -118,7 +122,7 @@ export const PostEdit = Type.Object({
   /** When the caption changed: the people it names now (as Post.mentions); absent: as they were. */
   mentions: Type.Optional(Type.Array(Type.String())),
   /** As the Post's: present while the post is marked sensitive (for its author never blurred). */
-  sensitive: Type.Optional(Type.Object({ warning: Type.String(), blurred: Type.Boolean() })),
+  sensitive: Type.Optional(Sensitive),
 });
 
 /** GET /api/user-posts: the signed-in person's own profile and a page of their posts. */
