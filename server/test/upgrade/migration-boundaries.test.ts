@@ -5,33 +5,20 @@
 // follows and a read of the notifications are written as the code of that time wrote them
 // (SQL below), then today's server starts on it; the same writes through today's API on the
 // same people and posts must leave the same rows, counters and bells.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import Fastify, { type FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
-import app from '../../src/app.js';
 import { issueAccessToken } from '../../src/kernel/auth/issue.js';
-import { findAppRoot, loadConfig } from '../../src/kernel/config.js';
+import { findAppRoot } from '../../src/kernel/config.js';
 import { openDatabase, readJournal } from '../../src/kernel/db/client.js';
-import { fastifyOptions } from '../../src/fastify-options.js';
 import { bearer } from '../helpers.js';
+import { startToday, tempDir, type Teardown } from './today.js';
 
 const MIGRATIONS = join(findAppRoot(), 'migrations');
 const AS_RELEASED = join(import.meta.dirname, 'as-released');
 const journal = readJournal(MIGRATIONS);
-
-interface Teardown {
-  teardown(fn: () => unknown): void;
-}
-
-const tempDir = (t: Teardown, prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-};
 
 /** A migrations folder that ends at migration `last`, with 0012-0015 as they shipped. */
 function migrationsUpTo(t: Teardown, last: number): string {
@@ -104,19 +91,7 @@ const WRITES: Write[] = [
 ];
 
 async function startOn(t: Teardown, dataDir: string): Promise<{ server: FastifyInstance; as: (p: Person) => Promise<Record<string, string>> }> {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    LOG_LEVEL: 'silent',
-    WEB_DIST_DIR: join(dataDir, 'no-web'),
-    READ_WORKERS: '0',
-    AUTH_PROVIDER: 'embedded',
-    STORAGE_DRIVER: 'local',
-  });
-  const server = Fastify(fastifyOptions(config));
-  await server.register(fp(app), { config });
-  await server.ready();
-  t.teardown(() => server.close());
+  const { server, config } = await startToday(t, dataDir);
   const as = async (p: Person) => bearer(await issueAccessToken(server.signingKey!, config.auth, { sub: `sub-${p}`, username: p, email: `${p}@example.test` }));
   return { server, as };
 }

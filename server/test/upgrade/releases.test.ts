@@ -3,21 +3,18 @@
 // with `git pull` and a restart (docs/self-hosting.md, "Upgrade"). Nothing here rebuilds an
 // old commit: the fixtures are committed.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { restore } from '../../../scripts/restore.js';
 import { counterSums, FIXTURE_DB, FIXTURES_DIR, rowDigest, tableCounts, type FixtureManifest } from '../../../scripts/release-fixtures-lib.js';
-import app from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/kernel/config.js';
 import { readJournal } from '../../src/kernel/db/client.js';
-import { fastifyOptions } from '../../src/fastify-options.js';
 import { readZip } from '../export/unzip.js';
 import { bearer } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
+import { startToday, tempDir, type Teardown } from './today.js';
 
 /**
  * Tables whose values a migration since a release may change, and why (their row counts are
@@ -31,38 +28,20 @@ const DERIVED: Record<string, string> = {
 
 const fixtures = existsSync(FIXTURES_DIR) ? readdirSync(FIXTURES_DIR).filter((name) => existsSync(join(FIXTURES_DIR, name, 'manifest.json'))).sort() : [];
 
-interface Teardown {
-  teardown(fn: () => unknown): void;
-}
-
 interface Started {
   app: FastifyInstance;
   config: Config;
 }
 
-/** Today's server, in-process, on a DATA_DIR: as server.ts starts it (embedded provider, local storage). */
+/** Today's server, in-process, on a DATA_DIR (./today.ts), with sign-ins unthrottled for the many below. */
 async function startOn(t: Teardown, dataDir: string): Promise<Started> {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://localhost:3000',
-    LOG_LEVEL: 'silent',
-    WEB_DIST_DIR: join(dataDir, 'no-web'),
-    READ_WORKERS: '0',
-    AUTH_PROVIDER: 'embedded',
-    STORAGE_DRIVER: 'local',
-    RATE_LIMIT_AUTH_PER_MINUTE: '1000',
-  });
-  const fastify = Fastify(fastifyOptions(config));
-  await fastify.register(fp(app), { config });
-  await fastify.ready();
-  t.teardown(() => fastify.close());
-  return { app: fastify, config };
+  const { server, config } = await startToday(t, dataDir, { RATE_LIMIT_AUTH_PER_MINUTE: '1000' });
+  return { app: server, config };
 }
 
 /** A copy of a fixture laid out as a DATA_DIR: the database, the signing keys, the photos. */
 function dataDirFrom(t: Teardown, fixture: string): string {
-  const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-upgrade-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'shower-beer-upgrade-');
   cpSync(join(fixture, FIXTURE_DB), join(dataDir, FIXTURE_DB));
   cpSync(join(fixture, 'keys'), join(dataDir, 'keys'), { recursive: true });
   cpSync(join(fixture, 'storage'), join(dataDir, 'storage'), { recursive: true });
@@ -191,8 +170,7 @@ for (const name of fixtures) {
 
   if (manifest.backup) {
     t.test(`${manifest.version} (${manifest.commit}): a backup its own npm run backup made restores into today's`, async (t) => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'shower-beer-upgrade-restore-'));
-      t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+      const dataDir = tempDir(t, 'shower-beer-upgrade-restore-');
       const config = loadConfig({ DATA_DIR: dataDir, PORT: '1', HOST: '127.0.0.1' });
       const result = await restore(config, join(dir, manifest.backup!));
       t.equal(result.counts.posts, manifest.tables.posts, 'the backup holds the posts');
