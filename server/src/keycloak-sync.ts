@@ -132,7 +132,11 @@ interface Options {
 class Admin {
   private token = '';
   private tokenAt = 0;
-  constructor(private readonly opts: Options) {}
+  private readonly opts: Options;
+
+  constructor(opts: Options) {
+    this.opts = opts;
+  }
 
   async login(): Promise<void> {
     const res = await fetch(`${this.opts.url}/realms/master/protocol/openid-connect/token`, {

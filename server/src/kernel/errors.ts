@@ -5,13 +5,15 @@ export { ErrorBody } from '../contract/answers.js';
 
 /** An error a client caused; thrown anywhere, answered with its status and code. */
 export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, code: string, message: string, headers: Record<string, string> = {}) {
     super(message);
+    this.statusCode = statusCode;
+    this.code = code;
+    this.headers = headers;
   }
 }
 

@@ -5,8 +5,11 @@
  */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
+  private readonly max: number;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.max = max;
+  }
 
   get size(): number {
     return this.map.size;
