@@ -333,6 +333,8 @@ export const NotificationKind = Type.Union([
   Type.Literal('mention'),
   /** "X mentioned you in a comment". */
   Type.Literal('commentMention'),
+  /** "X accepted your follow request": a private account approved yours (the actors are who approved). */
+  Type.Literal('followAccepted'),
 ]);
 
 /** Likes, comments or follows of one kind on one post (or of you) on one UTC day: "ale and 3 others liked your post". */
