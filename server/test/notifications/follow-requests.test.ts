@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { client } from '../api/factories.js';
 import { recountAllUnread } from '../../src/social/notifications-repository.js';
 import { buildTestApp } from '../helpers.js';
@@ -21,7 +21,7 @@ function bellsAreExact(db: Database.Database): boolean {
   }
 }
 
-async function setUp(t: Parameters<Parameters<typeof tap.test>[1]>[0]) {
+async function setUp(t: Test) {
   const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'kim' });
   const priya = await createUser('priya');
   const sam = await createUser('sam');
@@ -32,7 +32,6 @@ async function setUp(t: Parameters<Parameters<typeof tap.test>[1]>[0]) {
   const groups = async (as: typeof asSam) => (await as('GET', '/api/notifications')).json as Array<{ kind: string; actors: Array<{ username: string }>; count: number }>;
   return { app, createUser, db: app.database.sqlite, priya, sam, asPriya, asSam, bell, groups };
 }
-const tap = t;
 
 t.test('approving a request notifies the requester once and the approver not at all', async (t) => {
   const { db, asPriya, asSam, bell, groups } = await setUp(t);
