@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, NavLink, useLocation } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { ShieldIcon } from '@/components/icons';
@@ -66,12 +66,13 @@ interface Asking {
 }
 
 /**
- * `/app/admin`: the operator's daily page (reports, join requests, suspensions, the log), and
+ * `/app/admin`: the operator's daily page (reports, join requests, suspensions, the log, who the
+ * operators are), and
  * `/app/admin/settings`: what is set once (the server page, who may join, invite links, reset
- * links, who the operators are). The server checks the role on every call.
+ * links). The server checks the role on every call.
  */
 export function AdminPage() {
-  const settingsPage = useLocation().pathname.replace(/\/+$/, '') === ADMIN_SETTINGS_PATH;
+
   // Asked for by index.html before this code arrived (src/early-requests.ts): then the first render is the page itself.
   const [early] = useState(() => earlyAdminOverview());
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
@@ -89,12 +90,19 @@ export function AdminPage() {
     }
   }, []);
 
+  // Again on each move between the two pages: the same component shows both (app/screens.ts), so a
+  // return to the daily page must read the log the settings page's saves wrote.
+  const { pathname } = useLocation();
+  const usedEarly = useRef(early !== undefined);
   useEffect(() => {
-    if (early) return;
+    if (usedEarly.current) {
+      usedEarly.current = false;
+      return;
+    }
     const ac = new AbortController();
     void load(ac.signal);
     return () => ac.abort();
-  }, [load, early]);
+  }, [load, pathname]);
 
   async function act(run: () => Promise<unknown>) {
     await acting.run(run);
@@ -131,34 +139,13 @@ export function AdminPage() {
   }
 
   const { figures, reports, suspended, actions, operators } = overview;
-  if (settingsPage) {
+  if (pathname.replace(/\/+$/, '') === ADMIN_SETTINGS_PATH) {
     return (
       <div className={`${page.page} ${styles.wide}`}>
         <h1 className={page.title}>Server settings</h1>
         <p className={page.subtitle}>What this server is, who may join, and the links that let people in.</p>
         <OperatorTabs />
         <RegistrationSettings />
-        <section aria-labelledby="operators-heading" className={styles.section}>
-          <h2 id="operators-heading" className={page.sectionTitle}>
-            Operators
-          </h2>
-          {operators.source === 'provider_role' ? (
-            <p className={rows.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
-          ) : (
-            <ul className={rows.rows} aria-label="Operators">
-              {operators.accounts.map((o) => (
-                <li key={o.username} className={rows.row}>
-                  <div className={rows.rowText}>
-                    <strong>{o.username}</strong>
-                    <span className={rows.meta}>
-                      {o.grantedAs === 'first_account' ? 'The first account' : 'Named in ADMIN_USERNAMES'}, since {formatDate(o.since)}
-                    </span>
-                  </div>
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
         {operators.source === 'accounts' && (
           <section aria-labelledby="password-reset-heading" className={styles.section}>
             <h2 id="password-reset-heading" className={page.sectionTitle}>
@@ -282,6 +269,28 @@ export function AdminPage() {
               </li>
             ))}
           </ol>
+        )}
+      </section>
+
+      <section aria-labelledby="operators-heading" className={styles.section}>
+        <h2 id="operators-heading" className={page.sectionTitle}>
+          Operators
+        </h2>
+        {operators.source === 'provider_role' ? (
+          <p className={rows.none}>Your identity provider decides: the people it gives the realm role shower-beer-admin.</p>
+        ) : (
+          <ul className={rows.rows} aria-label="Operators">
+            {operators.accounts.map((o) => (
+              <li key={o.username} className={rows.row}>
+                <div className={rows.rowText}>
+                  <strong>{o.username}</strong>
+                  <span className={rows.meta}>
+                    {o.grantedAs === 'first_account' ? 'The first account' : 'Named in ADMIN_USERNAMES'}, since {formatDate(o.since)}
+                  </span>
+                </div>
+              </li>
+            ))}
+          </ul>
         )}
       </section>
 
