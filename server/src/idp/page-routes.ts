@@ -50,9 +50,6 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     return reply.send(withServerName(body, fastify.instanceSettings.get().name));
   };
 
-  // "Forgot password?" says whom to ask and how (issue 48): the operator page's contact, else the operators' names.
-  const operatorContact = () => ({ contact: fastify.instanceSettings.get().contact, names: operatorNames(fastify) });
-
   const invalidLink = (reply: FastifyReply, message: string) =>
     html(reply, 400, messagePage({ title: 'This sign-in link is not valid', message, link: { href: home, text: 'Go to Shower Beer' } }));
 
@@ -237,6 +234,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   });
 
   const { resets } = fastify.idp;
+
+  // "Forgot password?" says whom to ask and how (issue 48): the operator page's contact, else the operators' names.
+  const operatorContact = () => ({ contact: fastify.instanceSettings.get().contact, names: operatorNames(fastify) });
 
   fastify.get('/oauth2/forgot', async (request, reply) => {
     const check = checkAuthorizeParams(request.query, config);
