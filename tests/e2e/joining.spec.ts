@@ -115,7 +115,7 @@ test('the operator opens an invite-only server and makes an invite link', async 
   await signedIn(page, operator, true);
 
   const admin = new AdminPage(page);
-  await admin.goto();
+  await admin.gotoSettings();
   const settings = new RegistrationSettings(page);
   // The release it runs, to match against CHANGELOG.md (GET /api/instance's version).
   await expect(settings.serverPage.getByTestId('app-version')).toHaveText(/^Shower Beer \d+\.\d+\.\d+$/);
@@ -174,7 +174,7 @@ test('the same screens on a desktop', async ({ page, browser, axe }) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await signedIn(page, operator);
   const admin = new AdminPage(page);
-  await admin.goto();
+  await admin.gotoSettings();
   await expect(new RegistrationSettings(page).invites.getByRole('list', { name: 'Invite links' })).toContainText('Used up');
   await axe(page, 'admin, invite only with an invite used');
   await shot(page, 'admin-desktop');
@@ -192,7 +192,7 @@ test('the same screens on a desktop', async ({ page, browser, axe }) => {
 test('approval: a newcomer waits with their reason until the operator lets them in', async ({ page, browser, axe }) => {
   await signedIn(page, operator);
   const admin = new AdminPage(page);
-  await admin.goto();
+  await admin.gotoSettings();
   const settings = new RegistrationSettings(page);
   await settings.setMode('Approval');
 
@@ -209,7 +209,7 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await axe(newcomer, 'waiting for an operator');
   await shot(newcomer, 'waiting-phone');
 
-  await page.reload();
+  await admin.goto();
   const request = settings.waiting.getByRole('listitem').filter({ hasText: person.username });
   await expect(request).toContainText('“I brew my own stout.”');
   await request.getByRole('button', { name: `Approve ${person.username}` }).click();
@@ -225,7 +225,7 @@ test('approval: a newcomer waits with their reason until the operator lets them 
 
 test('members may invite: a member makes a link from their account page', async ({ page, browser, axe }) => {
   await signedIn(page, operator);
-  await new AdminPage(page).goto();
+  await new AdminPage(page).gotoSettings();
   const settings = new RegistrationSettings(page);
   // The friend from the first test makes a link from their account page.
   await settings.setMode('Invite only');

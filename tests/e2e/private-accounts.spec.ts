@@ -1,3 +1,4 @@
+import { useTheme } from './axe';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
@@ -64,13 +65,37 @@ for (const { name, viewport } of SIZES) {
       await nav.notifications.click();
       const requests = page.getByRole('region', { name: 'Follow requests' });
       await expect(requests.getByText(`${friend.user.username} asked to follow you.`)).toBeVisible();
+      // Nothing under it contradicts the waiting request (issue 48).
+      await expect(page.getByText('Nothing else yet: likes, comments, mentions and new followers show here.')).toBeVisible();
+      await expect(page.getByText('No notifications yet')).toHaveCount(0);
       await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}.png`), fullPage: true });
       await axe(page, 'notifications, a follow request');
+      await useTheme(page, 'dark');
+      await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}-dark.png`), fullPage: true });
+      await useTheme(page, 'light');
       await requests.getByRole('button', { name: `Approve ${friend.user.username}` }).click();
       await expect(page.getByRole('status').filter({ hasText: `${friend.user.username} now follows you.` })).toBeVisible();
       await expect(requests.getByRole('button', { name: `Approve ${friend.user.username}` })).toHaveCount(0);
       await expect(nav.notifications).toHaveAccessibleName(/^Notifications/);
       await expect(nav.notifications).not.toHaveAccessibleName('Notifications, 1 unread');
+      // Approving is the owner's own act: no "started following you" for it.
+      await page.reload();
+      await expect(page.getByText('No notifications yet')).toBeVisible();
+      await expect(page.getByText('started following you')).toHaveCount(0);
+
+      // The friend is told, by the bell and on their Notifications screen (issue 48).
+      const friendNav = new NavBar(friend.page);
+      await friend.page.reload();
+      await expect(friendNav.notifications).toHaveAccessibleName('Notifications, 1 unread');
+      await friendNav.notifications.click();
+      await expect(friend.page.getByRole('list', { name: 'Notifications, newest first' }).getByRole('article').locator('p')).toHaveText(
+        new RegExp(`^${owner.username} accepted your follow request\\.`),
+      );
+      await friend.page.screenshot({ path: testInfo.outputPath(`request-accepted-${name}.png`), fullPage: true });
+      await axe(friend.page, 'notifications, a follow request accepted');
+      await useTheme(friend.page, 'dark');
+      await friend.page.screenshot({ path: testInfo.outputPath(`request-accepted-${name}-dark.png`), fullPage: true });
+      await useTheme(friend.page, 'light');
 
       // Now the friend follows, and sees the posts on the profile and on Discover.
       await profile.goto(owner.username);

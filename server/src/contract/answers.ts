@@ -97,6 +97,8 @@ export const InstanceChange = Type.Object(
     /** Checked by the repository, so an unknown mode answers a message naming the modes. */
     registrationMode: Type.Optional(Type.String({ maxLength: 50 })),
     membersCanInvite: Type.Optional(Type.Boolean()),
+    /** How to reach the operators ('' removes it); checked by the repository (at most 200 characters). */
+    contact: Type.Optional(Type.String({ maxLength: 1000 })),
   },
   { additionalProperties: false },
 );

@@ -260,6 +260,12 @@ export const ModerationAction = Type.Object({
     Type.Literal('reject_join'),
     /** A reported post marked sensitive by an operator (docs/api.md, "Content warnings"). */
     Type.Literal('mark_sensitive'),
+    /** The server's settings (issue 48): who may join, the server page, invite links, reset links (never the link itself). */
+    Type.Literal('change_registration'),
+    Type.Literal('change_server_page'),
+    Type.Literal('make_invite'),
+    Type.Literal('withdraw_invite'),
+    Type.Literal('make_reset_link'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),
@@ -337,6 +343,8 @@ export const NotificationKind = Type.Union([
   Type.Literal('mention'),
   /** "X mentioned you in a comment". */
   Type.Literal('commentMention'),
+  /** "X accepted your follow request": a private account approved yours (the actors are who approved). */
+  Type.Literal('followAccepted'),
 ]);
 
 /** Likes, comments or follows of one kind on one post (or of you) on one UTC day: "ale and 3 others liked your post". */
@@ -383,6 +391,13 @@ export const Instance = Type.Object({
   registrationMode: RegistrationModeName,
   /** Members (not only operators) may make invite links. */
   membersCanInvite: Type.Boolean(),
+  /** How to reach the operators, as they wrote it (an e-mail address or a line of text); '' when none is set. */
+  contact: Type.String(),
+  /**
+   * The operators' usernames (the embedded provider's accounts holding the role; empty when an
+   * outside provider's realm role decides): whom to ask when no contact is set ("Forgot password?").
+   */
+  operators: Type.Array(Type.String()),
   /** The app's version (CHANGELOG.md), e.g. 0.4.0: what a self-hoster runs. */
   version: Type.String(),
 });

@@ -15,6 +15,7 @@ import {
 } from './oauth-params.js';
 import { authorizeQuery, forgotPage, forgotSentPage, messagePage, resetPage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
 import { RESET_MESSAGES, resetLinkUrl, resetMail } from './password-resets.js';
+import { operatorNames } from '../registration/instance-routes.js';
 import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
 
 export interface PageRoutesOptions {
@@ -234,11 +235,14 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
 
   const { resets } = fastify.idp;
 
+  // "Forgot password?" says whom to ask and how (issue 48): the operator page's contact, else the operators' names.
+  const operatorContact = () => ({ contact: fastify.instanceSettings.get().contact, names: operatorNames(fastify) });
+
   fastify.get('/oauth2/forgot', async (request, reply) => {
     const check = checkAuthorizeParams(request.query, config);
     if (!check.ok) return invalidLink(reply, check.message);
     const csrfToken = csrfTokenFor(request.headers.cookie);
-    return html(reply, 200, forgotPage({ params: check.params, csrfToken, canEmail: fastify.idp.mailer !== null }), csrfToken);
+    return html(reply, 200, forgotPage({ params: check.params, csrfToken, canEmail: fastify.idp.mailer !== null, operator: operatorContact() }), csrfToken);
   });
 
   /**
@@ -254,7 +258,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     const identifier = text(request.body, 'username').trim().slice(0, 254);
     const csrfToken = csrfTokenFor(request.headers.cookie);
     const { mailer } = fastify.idp;
-    const page = (error: string) => forgotPage({ params, csrfToken, canEmail: mailer !== null, identifier, error });
+    const page = (error: string) => forgotPage({ params, csrfToken, canEmail: mailer !== null, identifier, error, operator: operatorContact() });
     if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
     if (!mailer) return html(reply, 200, page(''), csrfToken);
     if (identifier === '') return html(reply, 400, page('Enter your username or email.'), csrfToken);

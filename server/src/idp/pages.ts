@@ -228,6 +228,32 @@ export interface ForgotPageOptions {
   canEmail: boolean;
   identifier?: string;
   error?: string;
+  /** Who runs the server and how to reach them (the operator page's contact, else the operators' usernames). */
+  operator?: OperatorContact;
+}
+
+/** The operator page's contact ('' when none) and the operators' usernames (registration/instance-routes.ts, operatorNames). */
+export interface OperatorContact {
+  contact: string;
+  names: string[];
+}
+
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+/**
+ * Whom to ask, as HTML: "its operators at <a href=mailto:…>…</a>" with a contact (an e-mail
+ * address becomes a link, other text stays text), "its operator, @olga," without one, else
+ * "its operator" (issue 48: the page used to name nobody).
+ */
+function whomToAsk(o?: OperatorContact): string {
+  if (o && o.contact !== '') {
+    const shown = EMAIL.test(o.contact) ? `<a href="mailto:${escapeHtml(o.contact)}">${escapeHtml(o.contact)}</a>` : `<strong>${escapeHtml(o.contact)}</strong>`;
+    return `its operators at ${shown}`;
+  }
+  const names = (o?.names ?? []).map((n) => `<strong>@${escapeHtml(n)}</strong>`);
+  if (names.length === 0) return 'its operator';
+  const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`;
+  return `its ${names.length === 1 ? 'operator' : 'operators'}, ${listed},`;
 }
 
 const signInLink = (params: AuthorizeParams, text: string) =>
@@ -239,7 +265,7 @@ export function forgotPage(o: ForgotPageOptions): string {
     return layout(
       'Forgot password?',
       `<h1>Forgot password?</h1>
-<p class="lead">${escapeHtml(FORGOT_TEXTS.askOperator)}</p>
+<p class="lead">This server does not send email. Ask ${whomToAsk(o.operator)} for a password reset link: they can make one for your account on the operator page. The link works once, for 24 hours.</p>
 ${signInLink(o.params, 'Back to sign in')}`,
     );
   }
@@ -252,13 +278,12 @@ ${hiddenFields(o.params, o.csrfToken)}
 ${field({ id: 'username', label: 'Username or email', type: 'text', autocomplete: 'username', value: o.identifier, extra: 'autocapitalize="none" spellcheck="false" maxlength="254"' })}
 <button class="button" type="submit">Send reset link</button>
 </form>
+<p class="hint">No longer have that email? Ask ${whomToAsk(o.operator)} for a reset link.</p>
 ${signInLink(o.params, 'Back to sign in')}`,
   );
 }
 
 export const FORGOT_TEXTS = {
-  askOperator:
-    'This server does not send email. Ask its operator for a password reset link: they can make one for your account on the operator page. The link works once, for 24 hours.',
   sent:
     'If an account here has that username or email, we have sent a link to choose a new password to its email address. The link works once, for 24 hours. No email after a few minutes? Check your spam folder, or ask the operator of this server for a reset link.',
 } as const;

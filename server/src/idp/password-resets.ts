@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { AccountsService } from './accounts-service.js';
 import type { MailMessage } from './mailer.js';
 import { passwordProblem } from './accounts-service.js';
+import { createModerationLog, type Operator } from '../kernel/moderation-log.js';
 
 /** A reset link works this long (issue 37: 24 hours). */
 export const RESET_TTL_MS = 24 * 3600_000;
@@ -48,10 +49,13 @@ export function createPasswordResets(sqlite: Database.Database, accounts: Accoun
   ).pluck();
   const setHash = sqlite.prepare<[string, string]>('UPDATE idp_accounts SET password_hash = ? WHERE id = ?');
 
-  const create = sqlite.transaction((accountId: string, createdBy: string | null, at: number) => {
+  const log = createModerationLog(sqlite);
+  const create = sqlite.transaction((accountId: string, by: { op: Operator; username: string } | null, at: number) => {
     const token = randomBytes(32).toString('base64url');
     removeForAccount.run(accountId);
-    insert.run(hashOf(token), accountId, at, at + RESET_TTL_MS, createdBy);
+    insert.run(hashOf(token), accountId, at, at + RESET_TTL_MS, by?.op.username ?? null);
+    // An operator's link is an operator act (issue 48): logged with whose account it is for, never the link or its token.
+    if (by) log(by.op, 'make_reset_link', by.username, null, '');
     return { token, expiresAt: at + RESET_TTL_MS };
   });
 
@@ -73,8 +77,11 @@ export function createPasswordResets(sqlite: Database.Database, accounts: Accoun
   });
 
   return {
-    /** A new link for this account (by an operator, or null: e-mailed from "Forgot password?"); the account's older links stop working. */
-    create: (accountId: string, createdBy: string | null) => create.immediate(accountId, createdBy, now()),
+    /**
+     * A new link for this account, made by an operator for the account named `username` (logged),
+     * or null: e-mailed from "Forgot password?". The account's older links stop working.
+     */
+    create: (accountId: string, by: { op: Operator; username: string } | null) => create.immediate(accountId, by, now()),
     /** True when this account was e-mailed a link that is still unused within RESET_MAIL_INTERVAL_MS. */
     mailedRecently: (accountId: string) => (lastMailed.get(accountId) ?? 0) > now() - RESET_MAIL_INTERVAL_MS,
     /** Whether the link can still be used, and for which account. */

@@ -71,7 +71,8 @@ const passwordRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const name = request.params.username.trim();
       const account = name.includes('@') ? undefined : fastify.idp.accounts.findByIdentifier(name);
       if (!account) throw notFound(`Nobody here has the username ${name}.`);
-      const { token, expiresAt } = fastify.idp.resets.create(account.id, request.user.username);
+      const op = { id: request.user.id, username: request.user.username };
+      const { token, expiresAt } = fastify.idp.resets.create(account.id, { op, username: account.username });
       const url = resetLinkUrl(config.publicUrl, token);
       let emailed = false;
       const { mailer } = fastify.idp;

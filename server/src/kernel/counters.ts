@@ -63,6 +63,19 @@ export function createCounters(sqlite: Database.Database) {
       unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
+  // An accepted follow request (follows.accepted = 1): the bell is the follower's ("X accepted your
+  // follow request"), never the followee's, who pressed Approve.
+  const bumpFollowers = sqlite.prepare<[number, number], { followerCount: number }>(
+    'UPDATE users SET follower_count = follower_count + ? WHERE id = ? RETURNING follower_count AS followerCount',
+  );
+  const acceptedToFollower = sqlite.prepare<{ follower: number; at: number }>(`
+    UPDATE users SET following_count = following_count + 1, unread_notifications = unread_notifications + 1,
+      notified_at = max(notified_at, @at)
+    WHERE id = @follower`);
+  const unacceptedToFollower = sqlite.prepare<{ follower: number; at: number }>(`
+    UPDATE users SET following_count = following_count - 1,
+      unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
+    WHERE id = @follower`);
   // A follow taken by a block, both counts at once (its bell already went with the block's).
   const uncountFollow = sqlite.prepare<{ follower: number; followee: number }>(`
     UPDATE users SET
@@ -180,8 +193,17 @@ export function createCounters(sqlite: Database.Database) {
       bumpFollowing.run(1, follower);
       return followerCount;
     },
-    /** A follow made `at` undone; the followee's new follower_count. */
-    followRemoved(follower: number, followee: number, at: number): number {
+    /** A follow request approved `at` (follows.accepted = 1): the follower's bell rings; the followee's new follower_count. */
+    followAccepted(follower: number, followee: number, at: number): number {
+      acceptedToFollower.run({ follower, at });
+      return bumpFollowers.get(1, followee)!.followerCount;
+    },
+    /** A follow made `at` undone (`accepted`: it was an approved request); the followee's new follower_count. */
+    followRemoved(follower: number, followee: number, at: number, accepted = false): number {
+      if (accepted) {
+        unacceptedToFollower.run({ follower, at });
+        return bumpFollowers.get(-1, followee)!.followerCount;
+      }
       const { followerCount } = dropFollower.get({ followee, at })!;
       bumpFollowing.run(-1, follower);
       return followerCount;
@@ -252,7 +274,8 @@ function createUnreadAdjust(sqlite: Database.Database) {
       SELECT count(*) FROM (
         SELECT created_at AS at FROM likes WHERE user_id = @actor AND recipient_id = @recipient
         UNION ALL SELECT created_at FROM comments WHERE user_id = @actor AND recipient_id = @recipient AND hidden = 0
-        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient
+        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient AND accepted = 0
+        UNION ALL SELECT created_at FROM follows WHERE followee_id = @actor AND follower_id = @recipient AND accepted = 1
         UNION ALL SELECT created_at FROM mentions WHERE recipient_id = @recipient AND user_id = @actor)
       WHERE at > users.notifications_seen_at), 0)
     WHERE id = @recipient AND ${visibleActor('@recipient', '@actor')}`);
@@ -261,7 +284,8 @@ function createUnreadAdjust(sqlite: Database.Database) {
     WITH made AS (
       SELECT recipient_id AS id, created_at AS at FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
       UNION ALL SELECT recipient_id, created_at FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL AND hidden = 0
-      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor
+      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor AND accepted = 0
+      UNION ALL SELECT follower_id, created_at FROM follows WHERE followee_id = @actor AND follower_id <> @actor AND accepted = 1
       UNION ALL SELECT recipient_id, created_at FROM mentions WHERE user_id = @actor AND recipient_id IS NOT NULL),
     unread AS (
       SELECT made.id, count(*) AS n FROM made JOIN users r ON r.id = made.id

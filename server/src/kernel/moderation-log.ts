@@ -1,8 +1,23 @@
 import type Database from 'better-sqlite3';
 
-// Shared by moderation/ (reports, removals, suspensions) and registration/ (answers to join
-// requests): the operators' actions are one log, so its writer sits below both.
-export type ActionName = 'dismiss' | 'remove_post' | 'remove_comment' | 'suspend' | 'unsuspend' | 'approve_join' | 'reject_join' | 'mark_sensitive';
+// Shared by moderation/ (reports, removals, suspensions), people/ (answers to join requests),
+// registration/ (the server's settings and invite links) and idp/ (reset links): the operators'
+// actions are one log, so its writer sits below them all. It never holds a link or a token.
+export type ActionName =
+  | 'dismiss'
+  | 'remove_post'
+  | 'remove_comment'
+  | 'suspend'
+  | 'unsuspend'
+  | 'approve_join'
+  | 'reject_join'
+  | 'mark_sensitive'
+  // The server's settings (issue 48): every operator act is in the log, not only moderation.
+  | 'change_registration'
+  | 'change_server_page'
+  | 'make_invite'
+  | 'withdraw_invite'
+  | 'make_reset_link';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

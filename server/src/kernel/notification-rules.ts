@@ -37,11 +37,20 @@ export const commentsTo = (r: string, range: string) => `
 export const mentionsTo = (r: string, range: string) => `
   mentions m WHERE m.recipient_id = ${r} AND ${range}`;
 
+/**
+ * Follow requests of `r` (a column or parameter) that were approved, as `f` (the followee is the
+ * actor), by follows_accepted_idx, partial on accepted = 1; `range` limits created_at. A follow
+ * that answered a request is the follower's notification, not the followee's: the followee did it.
+ */
+export const acceptedFor = (r: string, range: string) => `
+  follows f WHERE f.follower_id = ${r} AND f.accepted = 1 AND ${range}`;
+
 /** What is newer than @seen for user @user, by the rules above (also migration 0012's recount; mentions since 0027). */
 export const UNREAD_COUNT = `
   (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
   + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
-  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND ${visibleActor('@user', 'f.follower_id')})
+  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND f.accepted = 0 AND ${visibleActor('@user', 'f.follower_id')})
+  + (SELECT count(*) FROM ${acceptedFor('@user', 'f.created_at > @seen')} AND ${visibleActor('@user', 'f.followee_id')})
   + (SELECT count(*) FROM ${mentionsTo('@user', 'm.created_at > @seen')} AND ${visibleActor('@user', 'm.user_id')})`;
 
 /**
@@ -57,7 +66,9 @@ export const NEWEST_BEFORE = `
     UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
             AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
       FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before
+    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before AND accepted = 0
+            ORDER BY created_at DESC LIMIT 1)
+    UNION ALL SELECT (SELECT created_at FROM follows WHERE follower_id = @user AND accepted = 1 AND created_at < @before
             ORDER BY created_at DESC LIMIT 1)
     UNION ALL SELECT (SELECT created_at FROM mentions WHERE recipient_id = @user AND created_at < @before
             ORDER BY created_at DESC LIMIT 1)))`;

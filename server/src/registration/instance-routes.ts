@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Instance } from '../contract/api-shapes.js';
 import { ErrorBody } from '../kernel/route-schemas.js';
+
+/**
+ * The operators' usernames, whom "Forgot password?" names when no contact is set: the embedded
+ * provider's accounts holding the role (moderation's decoration, read per request); none with an
+ * outside provider, whose realm role the server cannot list.
+ */
+export const operatorNames = (fastify: FastifyInstance): string[] =>
+  fastify.config.auth.provider === 'embedded' ? fastify.operators.list().map((o) => o.username) : [];
 
 /**
  * GET /api/instance: the server's name, description, rules and registration mode, without a
@@ -14,7 +23,7 @@ const instanceRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     async (_request, reply) => {
       // Changes are rare but must show at once (the operator page's save, then the landing page).
       reply.header('cache-control', 'no-cache');
-      return fastify.instanceSettings.get();
+      return { ...fastify.instanceSettings.get(), operators: operatorNames(fastify) };
     },
   );
 };

@@ -58,7 +58,8 @@ const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/invites', { schema: { body: NewInviteBody, response: { 200: NewInvite, ...writeErrors } } }, async (request) => {
     const operator = allowed(request);
-    const { id, code } = invites.create(request.user.id, request.body.expiresInHours, request.body.maxUses, operator);
+    const maker = { id: request.user.id, username: request.user.username };
+    const { id, code } = invites.create(maker, request.body.expiresInHours, request.body.maxUses, operator);
     const row = invites.get(id)!;
     return { invite: inviteView(row), code, url: `${fastify.config.publicUrl}/?invite=${code}` };
   });
@@ -68,7 +69,7 @@ const inviteRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     { schema: { params: Type.Object({ inviteId: IdParam }), response: { 200: Done, ...writeErrors, 403: ErrorBody } } },
     async (request) => {
       const operator = allowed(request);
-      invites.revoke(parseId(request.params.inviteId, 'inviteId'), request.user.id, operator);
+      invites.revoke(parseId(request.params.inviteId, 'inviteId'), { id: request.user.id, username: request.user.username }, operator);
       return { done: true as const };
     },
   );

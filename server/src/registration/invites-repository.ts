@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { HttpError, notFound } from '../kernel/errors.js';
+import { createModerationLog, type Operator } from '../kernel/moderation-log.js';
 
 /** 18 random bytes (144 bits, above the 128 the issue asks for), as 24 base64url characters. */
 const CODE_BYTES = 18;
@@ -83,14 +84,28 @@ export function createInvitesRepository(sqlite: Database.Database, now: () => nu
     return row;
   }
 
+  // An operator's link made or withdrawn is an operator act, in the moderation log (issue 48) in
+  // the same transaction; a member's is not. The log names the link by its number, never its code.
+  const log = createModerationLog(sqlite);
+  const create = sqlite.transaction((maker: Operator, hours: number, maxUses: number, byOperator: boolean) => {
+    const code = randomBytes(CODE_BYTES).toString('base64url');
+    const at = now();
+    const { id } = insert.get(hashOf(code), maker.id, at, at + hours * 3_600_000, maxUses, byOperator ? 1 : 0)!;
+    const lasting = hours % 24 === 0 ? `${hours / 24} ${hours === 24 ? 'day' : 'days'}` : `${hours} ${hours === 1 ? 'hour' : 'hours'}`;
+    if (byOperator) log(maker, 'make_invite', `invite link ${id} (${maxUses} ${maxUses === 1 ? 'use' : 'uses'}, ${lasting})`, null, '');
+    return { id, code };
+  });
+  const withdraw = sqlite.transaction((id: number, by: Operator, asOperator: boolean) => {
+    const row = byId.get(id);
+    if (!row || (!asOperator && row.createdById !== by.id)) throw notFound('No such invite.');
+    revoke.run(now(), id);
+    if (asOperator) log(by, 'withdraw_invite', `invite link ${id} by ${row.createdBy}`, null, '');
+  });
+
   return {
-    /** A new invite; the code is in the answer only (it is not stored). */
-    create(createdBy: number, hours: number, maxUses: number, byOperator: boolean): { id: number; code: string } {
-      const code = randomBytes(CODE_BYTES).toString('base64url');
-      const at = now();
-      const { id } = insert.get(hashOf(code), createdBy, at, at + hours * 3_600_000, maxUses, byOperator ? 1 : 0)!;
-      return { id, code };
-    },
+    /** A new invite by `maker` (an operator's when `byOperator`: logged); the code is in the answer only (it is not stored). */
+    create: (maker: Operator, hours: number, maxUses: number, byOperator: boolean): { id: number; code: string } =>
+      create.immediate(maker, hours, maxUses, byOperator),
     /** Throws invite_invalid unless the code can be used now (the sign-up page asks before making an account). */
     check,
     /** Counts one use; call inside the transaction that makes the account. Throws invite_invalid if none is left. */
@@ -104,12 +119,8 @@ export function createInvitesRepository(sqlite: Database.Database, now: () => nu
     get: (id: number): InviteRow | undefined => byId.get(id),
     list: (): InviteRow[] => all.all(),
     listBy: (userId: number): InviteRow[] => mine.all(userId),
-    /** Withdraws an invite; a member may withdraw their own only (`asOperator` false). */
-    revoke(id: number, userId: number, asOperator: boolean): void {
-      const row = byId.get(id);
-      if (!row || (!asOperator && row.createdById !== userId)) throw notFound('No such invite.');
-      revoke.run(now(), id);
-    },
+    /** Withdraws an invite; a member may withdraw their own only (`asOperator` false); an operator's withdrawal is logged. */
+    revoke: (id: number, by: Operator, asOperator: boolean): void => withdraw.immediate(id, by, asOperator),
     /**
      * Withdraws every open invite of a person who can no longer act; inside the suspending or
      * removing transaction (people/suspension.ts, account-removal-repository.ts). Lifting a

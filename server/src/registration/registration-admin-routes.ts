@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Instance } from '../contract/api-shapes.js';
 import { Done, InstanceChange, JoinRequests } from '../contract/answers.js';
 import { ErrorBody, errors, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
+import { operatorNames } from './instance-routes.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -14,7 +15,11 @@ const registrationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.put('/instance', { schema: { body: InstanceChange, response: { 200: Instance, ...writeErrors, 403: ErrorBody } } }, async (request) => {
     const { rules, ...rest } = request.body;
-    return instanceSettings.update({ ...rest, ...(rules === undefined ? {} : { rules: rules.split('\n') }) });
+    const saved = instanceSettings.update(
+      { ...rest, ...(rules === undefined ? {} : { rules: rules.split('\n') }) },
+      { id: request.user.id, username: request.user.username },
+    );
+    return { ...saved, operators: operatorNames(fastify) };
   });
 
   fastify.get(

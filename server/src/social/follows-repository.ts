@@ -32,11 +32,11 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     SELECT blocker_id AS blockerId, via_anonymous_post AS viaAnonymousPost, post_id IS NOT NULL AS byPost FROM blocks
     WHERE (blocker_id = @a AND blocked_id = @b AND post_id IS NULL) OR (blocker_id = @b AND blocked_id = @a)
     ORDER BY post_id IS NOT NULL, blocker_id = @a DESC LIMIT 1`);
-  const insert = sqlite.prepare<[number, number, number]>(
-    'INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  const insert = sqlite.prepare<[number, number, number, number]>(
+    'INSERT INTO follows (follower_id, followee_id, created_at, accepted) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const remove = sqlite.prepare<[number, number], { createdAt: number }>(
-    'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt',
+  const remove = sqlite.prepare<[number, number], { createdAt: number; accepted: number }>(
+    'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt, accepted',
   );
   // follower_count, following_count and the followee's bell (counters.ts).
   const followers = sqlite.prepare<{ user: number }, { username: string }>(`
@@ -79,11 +79,15 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     'SELECT id, deleted_at IS NULL AND suspended_at IS NULL AS live FROM users WHERE username = ? COLLATE NOCASE',
   );
 
-  /** A follow made now, with its counters and the followee's bell; the followee's new follower_count. */
-  const addFollow = (followerId: number, followeeId: number): number => {
+  /**
+   * A follow made now, with its counters and a bell: the followee's ("started following you"), or,
+   * when `accepted` (the followee approved a request), the follower's ("accepted your follow
+   * request"): nobody is told of their own act. The followee's new follower_count.
+   */
+  const addFollow = (followerId: number, followeeId: number, accepted = false): number => {
     const at = Date.now();
-    if (insert.run(followerId, followeeId, at).changes === 0) throw conflict('You already follow this user.');
-    return counters.followAdded(followerId, followeeId, at);
+    if (insert.run(followerId, followeeId, at, accepted ? 1 : 0).changes === 0) throw conflict('You already follow this user.');
+    return accepted ? counters.followAccepted(followerId, followeeId, at) : counters.followAdded(followerId, followeeId, at);
   };
 
   /** The waiting request from `username` to `me`, taken out of follow_requests; 404 when there is none. */
@@ -98,7 +102,7 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
 
   const approve = sqlite.transaction((me: number, username: string) => {
     const from = takeRequest(me, username);
-    return { followerCount: addFollow(from, me) };
+    return { followerCount: addFollow(from, me, true) };
   });
 
   const decline = sqlite.transaction((me: number, username: string) => {
@@ -113,7 +117,7 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     if (!makePrivate) {
       for (const { requesterId } of pendingOf.all(me)) {
         if (following.get(requesterId, me) === undefined) {
-          addFollow(requesterId, me);
+          addFollow(requesterId, me, true);
           approved += 1;
         }
       }
@@ -151,7 +155,7 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     }
     const removed = remove.get(followerId, followee.id);
     if (removed) {
-      return { following: false, requested: false, followerCount: counters.followRemoved(followerId, followee.id, removed.createdAt) };
+      return { following: false, requested: false, followerCount: counters.followRemoved(followerId, followee.id, removed.createdAt, removed.accepted === 1) };
     }
     // Unfollowing someone the caller only asked to follow cancels the request.
     if (removeRequest.get(followerId, followee.id) !== undefined) {

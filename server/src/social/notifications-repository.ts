@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest } from '../kernel/errors.js';
-import { commentsTo, likesTo, mentionsTo, NEWEST_BEFORE, visibleActor } from '../kernel/notification-rules.js';
+import { acceptedFor, commentsTo, likesTo, mentionsTo, NEWEST_BEFORE, visibleActor } from '../kernel/notification-rules.js';
 
 export { recountAllUnread } from '../kernel/counters.js';
 
@@ -27,8 +27,8 @@ export { recountAllUnread } from '../kernel/counters.js';
  * someone blocked either way, nothing by a suspended person, no hidden comment.
  */
 
-export type NotificationKind = 'like' | 'comment' | 'follow' | 'mention' | 'commentMention';
-const KINDS: readonly NotificationKind[] = ['like', 'comment', 'follow', 'mention', 'commentMention'];
+export type NotificationKind = 'like' | 'comment' | 'follow' | 'mention' | 'commentMention' | 'followAccepted';
+const KINDS: readonly NotificationKind[] = ['like', 'comment', 'follow', 'mention', 'commentMention', 'followAccepted'];
 
 export const DAY_MS = 86_400_000;
 
@@ -58,8 +58,8 @@ interface Position {
   postKey: number;
 }
 
-/** Cursors are `<day>.<latestAtMs>.<kind 0-4>.<postId or 0>`; the route schema checks the shape. */
-export const NOTIFICATION_CURSOR_PATTERN = '^[0-9]{1,8}\\.[0-9]{1,15}\\.[0-4]\\.[0-9]{1,15}$';
+/** Cursors are `<day>.<latestAtMs>.<kind 0-5>.<postId or 0>`; the route schema checks the shape. */
+export const NOTIFICATION_CURSOR_PATTERN = '^[0-9]{1,8}\\.[0-9]{1,15}\\.[0-5]\\.[0-9]{1,15}$';
 
 function formatPosition(p: Position): string {
   return `${p.day}.${p.latestAt}.${p.kind}.${p.postKey}`;
@@ -112,7 +112,10 @@ export function createNotificationsRepository(sqlite: Database.Database, { count
       AND ${visibleActor('@user', 'c.user_id')}
     UNION ALL
     SELECT 2, NULL, f.follower_id, f.created_at, NULL, 0 FROM follows f
-      WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND ${visibleActor('@user', 'f.follower_id')}
+      WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND f.accepted = 0 AND ${visibleActor('@user', 'f.follower_id')}
+    UNION ALL
+    SELECT 5, NULL, f.followee_id, f.created_at, NULL, 0 FROM ${acceptedFor('@user', 'f.created_at >= @from AND f.created_at < @to')}
+      AND ${visibleActor('@user', 'f.followee_id')}
     UNION ALL
     SELECT 3 + (m.comment_id IS NOT NULL), m.post_id, m.user_id, m.created_at, m.comment_id, m.anonymous
       FROM ${mentionsTo('@user', 'm.created_at >= @from AND m.created_at < @to')} AND ${visibleActor('@user', 'm.user_id')}

@@ -118,15 +118,16 @@ t.test('follow requests: approve, decline, cancel, and public again', async (t) 
   t.match((await asAnn('GET', '/api/view-user-posts?username=priv')).json, { isFollowing: true, isRequested: false, posts: [{ postid: post }] });
   t.same(((await asAnn('GET', '/api/followFeed')).json as Array<{ postid: number }>).map((p) => p.postid), [post]);
   t.same((await asPriv('GET', '/api/account/priv/followers')).json, [{ username: 'ann' }]);
-  const bell = await asPriv('GET', '/api/notifications');
-  t.match(bell.json, [{ kind: 'follow' }], 'the approved follow notifies like any follow');
+  // Issue 48: the approval is the requester's notification; the approver is not told of their own act.
+  t.same((await asPriv('GET', '/api/notifications')).json, [], 'approving is not a "started following you"');
+  t.match((await asAnn('GET', '/api/notifications')).json, [{ kind: 'followAccepted', actors: [{ username: 'Priv' }] }]);
 
   // Ben is declined; Cat cancels her own request.
   t.same((await asPriv('DELETE', '/api/follow-requests/ben')).json, { declined: true });
   t.match((await asBen('GET', '/api/view-user-posts?username=priv')).json, { isFollowing: false, isRequested: false, posts: [] });
   t.same((await asCat('DELETE', '/api/account/priv/follow')).json, { following: false, requested: false, followerCount: 1 });
   t.same((await asPriv('GET', '/api/follow-requests')).json, []);
-  t.same((await asPriv('GET', '/api/notifications/unread')).json, { unread: 1, followRequests: 0 });
+  t.same((await asPriv('GET', '/api/notifications/unread')).json, { unread: 0, followRequests: 0 });
 
   // Ben asks again; Priv turns public: the waiting request is approved.
   await asBen('POST', '/api/account/priv/follow');
@@ -136,6 +137,7 @@ t.test('follow requests: approve, decline, cancel, and public again', async (t) 
   t.match((await asBen('GET', '/api/view-user-posts?username=priv')).json, { isFollowing: true, isPrivate: false, posts: [{ postid: post }] });
   // Public: a follow is a follow again.
   t.same((await asCat('POST', '/api/account/priv/follow')).json, { following: true, requested: false, followerCount: 3 });
+  t.match((await asPriv('GET', '/api/notifications')).json, [{ kind: 'follow', actors: [{ username: 'cat' }] }], 'and notifies its followee');
 });
 
 t.test('bad input about follow requests changes nothing', async (t) => {

@@ -20,6 +20,8 @@ t.test('the operator sets the server\'s name, description and rules; anyone read
     rules: ['Be kind', 'No faces without consent', 'Cheers responsibly'],
     registrationMode: 'open',
     membersCanInvite: false,
+    contact: '',
+    operators: ['keeper'],
     version: APP_VERSION,
   };
   t.same(saved.json(), expected, 'one line a rule, blank lines dropped, the name on one line');
@@ -32,6 +34,8 @@ t.test('bad input: an unknown mode, an over-long name, too many or too long rule
   const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'keeper' });
   const operator = (await createUser('keeper')).token;
   const put = (payload: object) => app.inject({ method: 'PUT', url: '/api/admin/instance', headers: bearer(operator), payload });
+  // The keeper's first operator call records the grant (moderation/operators-repository.ts): then `operators` names them.
+  t.equal((await app.inject({ method: 'GET', url: '/api/admin/join-requests', headers: bearer(operator) })).statusCode, 200);
   const before = (await app.inject({ method: 'GET', url: '/api/instance' })).json();
   const cases: [object, RegExp][] = [
     [{ name: 'Renamed', registrationMode: 'friends-only' }, /registrationMode must be one of open, approval, invite, closed/],
@@ -42,6 +46,8 @@ t.test('bad input: an unknown mode, an over-long name, too many or too long rule
     [{ name: 'Renamed', rules: `ok\n${'r'.repeat(301)}` }, /Rule 2 is longer than 300 characters/],
     [{ unknownField: true }, /must NOT have additional properties/],
     [{ membersCanInvite: 'yes' }, /boolean/],
+    [{ contact: 'c'.repeat(201) }, /contact can be at most 200 characters/],
+    [{ contact: 'c'.repeat(1001) }, /must NOT have more than 1000 characters/],
   ];
   for (const [payload, message] of cases) {
     const res = await put(payload);
@@ -49,6 +55,39 @@ t.test('bad input: an unknown mode, an over-long name, too many or too long rule
     t.match(res.json(), { error: 'invalid_request', message });
   }
   t.same((await app.inject({ method: 'GET', url: '/api/instance' })).json(), before, 'nothing changed');
+});
+
+t.test('every operator act on the settings is in the moderation log, and never a link or a token', async (t) => {
+  const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'keeper' });
+  const operator = (await createUser('keeper')).token;
+  const member = (await createUser('member')).token;
+  const as = (token: string) => (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) =>
+    app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  const keeper = as(operator);
+  const log = async () => ((await keeper('GET', '/api/admin/overview')).json() as { actions: Array<{ operator: string; action: string; target: string }> }).actions;
+  t.same(await log(), [], 'nothing yet');
+
+  t.equal((await keeper('PUT', '/api/admin/instance', { name: 'Sauna Friends', contact: 'keeper@example.org' })).statusCode, 200);
+  t.equal((await keeper('PUT', '/api/admin/instance', { registrationMode: 'invite', membersCanInvite: true })).statusCode, 200);
+  t.equal((await keeper('PUT', '/api/admin/instance', { registrationMode: 'invite' })).statusCode, 200, 'saved again unchanged');
+  const made = (await keeper('POST', '/api/invites', { expiresInHours: 24, maxUses: 5 })).json() as { invite: { id: number }; code: string; url: string };
+  t.equal((await keeper('DELETE', `/api/invites/${made.invite.id}`)).statusCode, 200);
+  // A member's own link is not an operator act.
+  t.equal((await as(member)('POST', '/api/invites', { expiresInHours: 1, maxUses: 1 })).statusCode, 200);
+
+  const actions = await log();
+  t.same(
+    actions.map((a) => [a.operator, a.action, a.target]),
+    [
+      ['keeper', 'withdraw_invite', `invite link ${made.invite.id} by keeper`],
+      ['keeper', 'make_invite', `invite link ${made.invite.id} (5 uses, 1 day)`],
+      ['keeper', 'change_registration', 'registration invite only, members can invite on'],
+      ['keeper', 'change_server_page', 'name “Sauna Friends”, contact'],
+    ],
+    'newest first; a save that changes nothing and a member\'s link are not logged',
+  );
+  t.notMatch(JSON.stringify(actions), made.code, 'the invite code is never in the log');
+  t.match((await app.inject({ method: 'GET', url: '/api/instance' })).json(), { contact: 'keeper@example.org', operators: ['keeper'] });
 });
 
 t.test('a member gets 403 from every operator route whatever they send: the body is neither parsed nor validated for them', async (t) => {

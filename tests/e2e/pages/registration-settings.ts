@@ -1,6 +1,10 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
-/** The operator page's sections on who may join and the server's own page (web/src/features/admin/registration-settings.tsx). */
+/**
+ * The operator pages' sections on who may join and the server's own page
+ * (web/src/features/admin/registration-settings.tsx): all on the settings page but `waiting`,
+ * which is on the daily one (AdminPage: gotoSettings, goto).
+ */
 export class RegistrationSettings {
   readonly serverPage: Locator;
   readonly whoMayJoin: Locator;

@@ -1,6 +1,6 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { matchRoutes, useLocation, type Params, type RouteObject } from 'react-router-dom';
-import { getConfig } from '@/lib/config';
+import { getConfig, onInstanceChanged } from '@/lib/config';
 
 /** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
 export interface RouteHandle {
@@ -31,9 +31,11 @@ export function RouteTitle({ routes }: { routes: RouteObject[] }) {
   const match = [...matches].reverse().find((m) => (m.route.handle as RouteHandle | undefined)?.title);
   const handle = match?.route.handle as RouteHandle | undefined;
   const title = handle ? (typeof handle.title === 'function' ? handle.title(match!.params) : handle.title) : '';
+  // A save on the operator page renames the server: the title follows at once, not at the next reload.
+  const [name, setName] = useState(serverName);
+  useEffect(() => onInstanceChanged(() => setName(serverName())), []);
   useEffect(() => {
-    const name = serverName();
     document.title = title && title !== APP ? `${title} · ${name}` : name;
-  }, [title]);
+  }, [title, name]);
   return null;
 }

@@ -81,6 +81,15 @@ export const SCREENS: Screen[] = [
     first: () => ({ ...ADMIN_OVERVIEW, preload: 'report-thumb' }),
     dates: true,
   },
+  {
+    // The operator's settings, one tap from the page above (issue 48): the same module, which
+    // shows the part its address names; the overview names the operators and says who may see it.
+    paths: ['/app/admin/settings'],
+    chunk: 'admin/admin-page',
+    title: 'Server settings',
+    first: () => ADMIN_OVERVIEW,
+    dates: true,
+  },
 ];
 
 /** A path pattern as a regular expression source: `:name` is one segment, a trailing slash is allowed. */

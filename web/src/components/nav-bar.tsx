@@ -11,7 +11,11 @@ import styles from './nav-bar.module.css';
 
 const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? `${styles.item} ${styles.active}` : styles.item);
 
-/** The app's navigation: a top bar on wide screens, a bottom tab bar on phones. */
+/**
+ * The app's navigation: a top bar on wide screens, a bottom tab bar of icons on phones and
+ * tablets, as Instagram, Mastodon and Pixelfed have (up to seven tabs for an operator leave no
+ * room for words under 1024 px). Every tab's name is its label, kept for screen readers there.
+ */
 export function NavBar() {
   const { me, updateMe } = useMe();
   const { pathname } = useLocation();
@@ -93,8 +97,9 @@ export function NavBar() {
                     </span>
                   )}
                 </span>
+                {/* The screen's own title, so the words a person sees, says (voice control) and hears agree (WCAG 2.5.3). */}
                 <span className={styles.label} aria-hidden="true">
-                  Activity
+                  Notifications
                 </span>
               </>
             )}
@@ -107,9 +112,9 @@ export function NavBar() {
           )}
           <NavLink to="/app/account" className={linkClass}>
             {me?.profilePictureUrl ? (
-              <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={26} className={styles.navAvatar} decorative />
+              <Avatar name={me.username} pictureUrl={me.profilePictureUrl} size={24} className={styles.navAvatar} decorative />
             ) : (
-              <Avatar name={null} fallbackMug size={26} className={styles.navAvatar} decorative />
+              <Avatar name={null} fallbackMug size={24} className={styles.navAvatar} decorative />
             )}
             <span className={styles.label}>Profile</span>
           </NavLink>

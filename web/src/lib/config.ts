@@ -3,8 +3,8 @@ import type { Static } from 'typebox';
 
 /** What the server tells the browser at run time (GET /config.json); nothing is baked in at build time. */
 export interface AppConfig {
-  /** The server's name, description, rules and registration mode (GET /api/instance). */
-  instance?: Static<typeof shapes.Instance>;
+  /** The server's name, description, rules and registration mode (GET /api/instance; the inlined copy has no `operators`). */
+  instance?: Omit<Static<typeof shapes.Instance>, 'operators'>;
   appUrl: string;
   auth: {
     provider: string;
@@ -62,6 +62,24 @@ export async function loadConfig(): Promise<AppConfig> {
 /** Sets the config without a page: the server's prerender (prerender/render.tsx) hands it over. */
 export function setConfig(value: AppConfig): void {
   config = value;
+}
+
+const instanceListeners = new Set<() => void>();
+
+/**
+ * The operator page saved the server's settings: the app's copy follows at once, so what reads
+ * it (the tab's title, app/route-title.tsx) names the server as saved, without a reload (issue 48).
+ */
+export function instanceChanged(instance: NonNullable<AppConfig['instance']>): void {
+  if (!config) return;
+  config = { ...config, instance };
+  for (const listener of instanceListeners) listener();
+}
+
+/** Calls `listener` after each instanceChanged; answers the unsubscribe. */
+export function onInstanceChanged(listener: () => void): () => void {
+  instanceListeners.add(listener);
+  return () => instanceListeners.delete(listener);
 }
 
 /** The loaded config; main.tsx loads it before the first render. */

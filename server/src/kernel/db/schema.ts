@@ -254,10 +254,19 @@ export const follows = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
+    /**
+     * 1: the followee approved this follow as a follow request (or made their account public
+     * with it waiting). The follower is told "X accepted your follow request"; the followee,
+     * who did it, is told nothing (social/notifications-repository.ts, migration 0029).
+     */
+    accepted: integer('accepted').notNull().default(0),
   },
   (t) => [
     // Whom a person follows (the Following feed, "is following"), one follow per pair.
     primaryKey({ columns: [t.followerId, t.followeeId] }),
+    // A follower's accepted requests by time, for their Notifications screen: partial, so the
+    // ordinary follow writes no entry here (kernel/notification-rules.ts, acceptedFor).
+    index('follows_accepted_idx').on(t.followerId, t.createdAt).where(sql`accepted = 1`),
     // A person's followers by time: the followers list, the data export and the
     // Notifications screen's new followers (social/notifications-repository.ts). Its entries
     // carry follower_id, the rest of the primary key.
@@ -483,7 +492,10 @@ export const moderationActions = sqliteTable(
     operatorId: integer('operator_id').references(() => users.id, { onDelete: 'set null' }),
     /** The operator's name when acting (kept if the account goes). */
     operatorName: text('operator_name').notNull(),
-    action: text('action', { enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'mark_sensitive'] }).notNull(),
+    action: text('action', {
+      enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
+        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link'],
+    }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
     /** Whose content or account it was: they see removals of their content with the reason. */
@@ -562,6 +574,8 @@ export const instanceSettings = sqliteTable('instance_settings', {
   description: text('description').notNull().default(''),
   /** One rule a line. */
   rules: text('rules').notNull().default(''),
+  /** How to reach the operators (an e-mail address or a line of text), shown on "Forgot password?" and the landing page; '' when none. */
+  contact: text('contact').notNull().default(''),
   updatedAt: integer('updated_at').notNull(),
 });
 

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Link } from 'react-router-dom';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link, NavLink, useLocation } from 'react-router-dom';
 import buttons from '@/components/button.module.css';
 import { ShieldIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
@@ -11,7 +11,7 @@ import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
-import { RegistrationSettings } from './registration-settings';
+import { JoinRequests, RegistrationSettings } from './registration-settings';
 import styles from './admin-page.module.css';
 
 const REASON_LABELS: Record<ReportReason, string> = {
@@ -30,7 +30,33 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   approve_join: 'Let in',
   reject_join: 'Turned down',
   mark_sensitive: 'Marked a post sensitive',
+  change_registration: 'Changed who may join',
+  change_server_page: 'Changed the server page',
+  make_invite: 'Made an invite link',
+  withdraw_invite: 'Withdrew an invite link',
+  make_reset_link: 'Made a password reset link for',
 };
+
+/** The operator's second page: what is set once (app/screens.ts names both). */
+export const ADMIN_SETTINGS_PATH = '/app/admin/settings';
+
+/**
+ * The two operator pages, one tap each on a phone (issue 48): what an operator does daily, and
+ * what they set once. Real addresses, so the back button and a bookmark work.
+ */
+function OperatorTabs() {
+  const tab = ({ isActive }: { isActive: boolean }) => (isActive ? `${styles.tab} ${styles.tabActive}` : styles.tab);
+  return (
+    <nav aria-label="Operator pages" className={styles.tabs}>
+      <NavLink to="/app/admin" end className={tab}>
+        Reports and requests
+      </NavLink>
+      <NavLink to={ADMIN_SETTINGS_PATH} className={tab}>
+        Server settings
+      </NavLink>
+    </nav>
+  );
+}
 
 interface Asking {
   title: string;
@@ -39,8 +65,14 @@ interface Asking {
   run: (reason: string) => Promise<unknown>;
 }
 
-/** `/app/admin`: the operator's page (reports, removal, suspension, the log). The server checks the role on every call. */
+/**
+ * `/app/admin`: the operator's daily page (reports, join requests, suspensions, the log, who the
+ * operators are), and
+ * `/app/admin/settings`: what is set once (the server page, who may join, invite links, reset
+ * links). The server checks the role on every call.
+ */
 export function AdminPage() {
+
   // Asked for by index.html before this code arrived (src/early-requests.ts): then the first render is the page itself.
   const [early] = useState(() => earlyAdminOverview());
   const [overview, setOverview] = useState<AdminOverview | null>(early ?? null);
@@ -58,12 +90,19 @@ export function AdminPage() {
     }
   }, []);
 
+  // Again on each move between the two pages: the same component shows both (app/screens.ts), so a
+  // return to the daily page must read the log the settings page's saves wrote.
+  const { pathname } = useLocation();
+  const usedEarly = useRef(early !== undefined);
   useEffect(() => {
-    if (early) return;
+    if (usedEarly.current) {
+      usedEarly.current = false;
+      return;
+    }
     const ac = new AbortController();
     void load(ac.signal);
     return () => ac.abort();
-  }, [load, early]);
+  }, [load, pathname]);
 
   async function act(run: () => Promise<unknown>) {
     await acting.run(run);
@@ -100,10 +139,29 @@ export function AdminPage() {
   }
 
   const { figures, reports, suspended, actions, operators } = overview;
+  if (pathname.replace(/\/+$/, '') === ADMIN_SETTINGS_PATH) {
+    return (
+      <div className={`${page.page} ${styles.wide}`}>
+        <h1 className={page.title}>Server settings</h1>
+        <p className={page.subtitle}>What this server is, who may join, and the links that let people in.</p>
+        <OperatorTabs />
+        <RegistrationSettings />
+        {operators.source === 'accounts' && (
+          <section aria-labelledby="password-reset-heading" className={styles.section}>
+            <h2 id="password-reset-heading" className={page.sectionTitle}>
+              Password reset links
+            </h2>
+            <PasswordReset />
+          </section>
+        )}
+      </div>
+    );
+  }
   return (
     <div className={`${page.page} ${styles.wide}`}>
       <h1 className={page.title}>Moderation</h1>
-      <p className={page.subtitle}>Reports from the community, and what operators did about them.</p>
+      <p className={page.subtitle}>Reports from the community, people asking to join, and what operators did.</p>
+      <OperatorTabs />
 
       <dl className={styles.figures} aria-label="This server">
         <Figure label="Users" value={formatCount(figures.users)} />
@@ -160,6 +218,8 @@ export function AdminPage() {
         )}
       </section>
 
+      <JoinRequests onAnswered={() => void load()} />
+
       <section aria-labelledby="suspended-heading" className={styles.section}>
         <h2 id="suspended-heading" className={page.sectionTitle}>
           Suspended accounts
@@ -190,7 +250,27 @@ export function AdminPage() {
         )}
       </section>
 
-      <RegistrationSettings onAnswered={() => void load()} />
+
+      <section aria-labelledby="log-heading" className={styles.section}>
+        <h2 id="log-heading" className={page.sectionTitle}>
+          Log
+        </h2>
+        {actions.length === 0 ? (
+          <p className={rows.none}>No operator has acted yet.</p>
+        ) : (
+          <ol className={rows.rows} aria-label="Operator actions, newest first">
+            {actions.map((a) => (
+              <li key={a.id} className={styles.logRow}>
+                <span className={rows.meta}>{formatDate(a.created_at)}</span>
+                <span>
+                  <strong>{a.operator}</strong> · {ACTION_LABELS[a.action]}: {a.target}
+                </span>
+                {a.reason && <span className={rows.meta}>“{a.reason}”</span>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
 
       <section aria-labelledby="operators-heading" className={styles.section}>
         <h2 id="operators-heading" className={page.sectionTitle}>
@@ -211,36 +291,6 @@ export function AdminPage() {
               </li>
             ))}
           </ul>
-        )}
-      </section>
-
-      {operators.source === 'accounts' && (
-        <section aria-labelledby="password-reset-heading" className={styles.section}>
-          <h2 id="password-reset-heading" className={page.sectionTitle}>
-            Password reset links
-          </h2>
-          <PasswordReset />
-        </section>
-      )}
-
-      <section aria-labelledby="log-heading" className={styles.section}>
-        <h2 id="log-heading" className={page.sectionTitle}>
-          Log
-        </h2>
-        {actions.length === 0 ? (
-          <p className={rows.none}>No operator has acted yet.</p>
-        ) : (
-          <ol className={rows.rows} aria-label="Operator actions, newest first">
-            {actions.map((a) => (
-              <li key={a.id} className={styles.logRow}>
-                <span className={rows.meta}>{formatDate(a.created_at)}</span>
-                <span>
-                  <strong>{a.operator}</strong> · {ACTION_LABELS[a.action]}: {a.target}
-                </span>
-                {a.reason && <span className={rows.meta}>“{a.reason}”</span>}
-              </li>
-            ))}
-          </ol>
         )}
       </section>
 

@@ -6,6 +6,7 @@ import page from '@/components/page.module.css';
 import rows from '@/components/rows.module.css';
 import { ErrorMessage, Loading, SaveStatus, type SaveState } from '@/components/status';
 import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
+import { instanceChanged } from '@/lib/config';
 import { formatDate } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './registration-settings.module.css';
@@ -15,19 +16,19 @@ const MODES: { value: RegistrationMode; label: string; hint: string }[] = [
   { value: 'open', label: 'Open', hint: 'Anyone can sign up.' },
   { value: 'approval', label: 'Approval', hint: 'New accounts wait until an operator lets them in.' },
   { value: 'invite', label: 'Invite only', hint: 'Sign-up needs an invite link.' },
-  { value: 'closed', label: 'Closed', hint: 'Nobody can sign up; npm run user:add still adds people.' },
+  { value: 'closed', label: 'Closed', hint: 'Nobody new can join; everyone who has an account still signs in as before.' },
 ];
 
 
 const message = (err: unknown) => (err instanceof Error ? err.message : 'That did not work. Please try again.');
 
 /**
- * The operator page's part for who may join (docs/registration.md): the server's own page
- * (name, description, rules), the registration mode, invite links and the accounts waiting
- * for approval. Each part loads and saves on its own; the server checks the operator on every call.
+ * The operator settings page's parts for who may join (docs/registration.md): the server's own
+ * page (name, description, rules, contact), the registration mode and invite links. Each part
+ * loads and saves on its own; the server checks the operator on every call. The accounts waiting
+ * for approval are on the daily page (JoinRequests, below).
  */
-/** `onAnswered`: a join request was answered (the moderation log on the page has a new entry). */
-export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void } = {}) {
+export function RegistrationSettings() {
   const [instance, setInstance] = useState<Instance | null>(null);
   const [failed, setFailed] = useState(false);
 
@@ -54,7 +55,6 @@ export function RegistrationSettings({ onAnswered }: { onAnswered?: () => void }
         </h2>
         <InviteLinks />
       </section>
-      <JoinRequests onAnswered={onAnswered} />
     </>
   );
 }
@@ -64,14 +64,17 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   const [name, setName] = useState(instance.name);
   const [description, setDescription] = useState(instance.description);
   const [rules, setRules] = useState(instance.rules.join('\n'));
+  const [contact, setContact] = useState(instance.contact);
   const [status, setStatus] = useState<SaveState | null>(null);
   const saving = useSubmit((err) => setStatus({ error: true, text: message(err) }));
 
   async function save(e: React.FormEvent) {
     e.preventDefault();
     await saving.run(async () => {
-      const saved = await updateInstance({ name, description, rules });
+      const saved = await updateInstance({ name, description, rules, contact });
       onSaved(saved);
+      // The app's own copy, so the tab's title names the server at once ("Moderation · <name>", app/route-title.tsx).
+      instanceChanged(saved);
       setRules(saved.rules.join('\n'));
       setStatus({ error: false, text: 'Saved. The landing page shows it now.' });
     });
@@ -96,8 +99,8 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
         </label>
         <textarea
           id={`${id}-description`}
-          className={form.input}
-          rows={2}
+          className={`${form.input} ${styles.description}`}
+          rows={4}
           maxLength={500}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
@@ -115,6 +118,21 @@ function ServerPage({ instance, onSaved }: { instance: Instance; onSaved: (i: In
         />
         <p id={`${id}-rules-hint`} className={form.hint}>
           One rule a line, at most 20 rules of 300 characters. Shown on the landing page and at sign-up.
+        </p>
+        <label className={`${form.label} ${form.field}`} htmlFor={`${id}-contact`}>
+          How to reach the operators
+        </label>
+        <input
+          id={`${id}-contact`}
+          className={form.input}
+          value={contact}
+          maxLength={200}
+          aria-describedby={`${id}-contact-hint`}
+          onChange={(e) => setContact(e.target.value)}
+        />
+        <p id={`${id}-contact-hint`} className={form.hint}>
+          An email address or a line such as “@olga on Signal”. Shown on the landing page and on “Forgot password?”; without it,
+          those name the operators’ accounts.
         </p>
         <SaveStatus status={status} />
         <button type="submit" className={buttons.primary} disabled={saving.busy}>
@@ -177,7 +195,8 @@ function WhoMayJoin({ instance, onSaved }: { instance: Instance; onSaved: (i: In
   );
 }
 
-function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
+/** The accounts waiting for approval, on the operator's daily page; `onAnswered`: the moderation log there has a new entry. */
+export function JoinRequests({ onAnswered }: { onAnswered?: () => void }) {
   const id = useId();
   const [requests, setRequests] = useState<JoinRequest[] | null>(null);
   const [error, setError] = useState<string | null>(null);

@@ -77,9 +77,20 @@ export function LoginPage() {
             <HeartIcon size={20} /> Follow fellow beer lovers
           </li>
         </ul>
+        {instance?.contact && <OperatorContact contact={instance.contact} />}
       </section>
       <p className={styles.footer}>Cheers responsibly.</p>
     </main>
+  );
+}
+
+/** How to reach the people who run the server, as set on the operator page (issue 48): an e-mail address is a link. */
+function OperatorContact({ contact }: { contact: string }) {
+  const email = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(contact);
+  return (
+    <p className={styles.contact}>
+      Run by its operators: {email ? <a href={`mailto:${contact}`}>{contact}</a> : contact}
+    </p>
   );
 }
 

@@ -13,7 +13,7 @@ import styles from './notifications-page.module.css';
  * People asking to follow the signed-in person's private account (docs/api.md, "Private
  * accounts"), oldest first, each with Approve and Decline. Nothing shows when none wait.
  */
-export function FollowRequests() {
+export function FollowRequests({ onWaiting }: { onWaiting?: (count: number) => void } = {}) {
   const [requests, setRequests] = useState<FollowRequest[] | null>(null);
   const answering = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   const [done, setDone] = useState<string | null>(null);
@@ -24,12 +24,15 @@ export function FollowRequests() {
       .then((list) => {
         setRequests(list);
         setFollowRequests(list.length);
+        onWaiting?.(list.length);
       })
       .catch((err: unknown) => {
-        if (!controller.signal.aborted) console.error('Failed to load follow requests', err);
+        if (controller.signal.aborted) return;
+        console.error('Failed to load follow requests', err);
+        onWaiting?.(0);
       });
     return () => controller.abort();
-  }, []);
+  }, [onWaiting]);
 
   async function answer(request: FollowRequest, approve: boolean) {
     await answering.run(async () => {
@@ -45,6 +48,7 @@ export function FollowRequests() {
       const left = (requests ?? []).filter((r) => r.username !== request.username);
       setRequests(left);
       setFollowRequests(left.length);
+      onWaiting?.(left.length);
     });
   }
 

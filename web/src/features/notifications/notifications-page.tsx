@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import { BellIcon } from '@/components/icons';
@@ -44,6 +44,7 @@ function Sentence({ group }: { group: NotificationGroup }) {
     </>
   );
   if (group.kind === 'follow') return <>{who} started following you.</>;
+  if (group.kind === 'followAccepted') return <>{who} accepted your follow {group.actorCount > 1 ? 'requests' : 'request'}.</>;
   if (group.kind === 'like') return <>{who} liked your post.</>;
   // A mention by an anonymous post's author comes without actors: the server names nobody (issue 47).
   if (group.kind === 'mention') return <>{first ? who : 'Someone'} mentioned you in a post.</>;
@@ -107,6 +108,9 @@ export function NotificationsPage() {
   // Six entries fill a phone's screen: they render first, the rest after (lib/use-revealed.ts).
   const entries = useRevealedList(list, 6, 6);
   const markedUpTo = useRef(0);
+  // Follow requests waiting above the list: then "No notifications yet" would contradict them.
+  // Null until they are known, so the empty state does not show for a moment and then go.
+  const [waiting, setWaiting] = useState<number | null>(null);
 
   // What is on screen has been seen: mark read up to the newest shown, once per newer arrival.
   const newest = list.items[0]?.latestTime ?? 0;
@@ -124,14 +128,17 @@ export function NotificationsPage() {
   return (
     <div className={page.page}>
       <h1 className={page.title}>Notifications</h1>
-      <FollowRequests />
+      <FollowRequests onWaiting={setWaiting} />
       {list.items.length === 0 && list.error && <ErrorMessage text="We couldn't load your notifications." onRetry={list.retry} />}
       {list.items.length === 0 && !list.error && !list.done && <Loading />}
-      {list.items.length === 0 && list.done && (
+      {list.items.length === 0 && list.done && waiting !== null && waiting > 0 && (
+        <p className={styles.nothingElse}>Nothing else yet: likes, comments, mentions and new followers show here.</p>
+      )}
+      {list.items.length === 0 && list.done && waiting === 0 && (
         <EmptyState
           icon={<BellIcon size={28} />}
           title="No notifications yet"
-          text="When someone likes or comments on your posts, or follows you, you'll see it here."
+          text="When someone likes or comments on your posts, follows you or accepts your follow request, you'll see it here."
         />
       )}
       {list.items.length > 0 && (
