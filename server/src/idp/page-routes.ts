@@ -108,10 +108,10 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
-    if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
     // The account was made just now: the app greets it with its welcome once (web/src/lib/session.ts).
     // OAuth clients ignore response parameters they do not know, so other apps are not troubled by it.
     if (justMade) fragment += '&new_account=1';
+    if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
     return reply.code(303).header('cache-control', 'no-store').header('location', `${params.redirect_uri}#${fragment}`).send();
   };
 

@@ -194,7 +194,11 @@ export function signUpPage(o: SignUpPageOptions): string {
   const refused = o.inviteError !== undefined || Object.keys(errors).length > 0;
   const summary = o.error ?? (refused ? 'Please fix the highlighted fields.' : undefined);
   // An invite-only server says so before anyone types (issue 48).
-  const lead = o.join?.mode === 'invite' && !o.params.invite ? INVITE_TEXTS.lead(o.join.serverName) : 'Join in and share your first shower beer moment.';
+  // Once refused for it, the alert says it instead.
+  const lead =
+    o.join?.mode === 'invite' && !o.params.invite && o.inviteError === undefined
+      ? INVITE_TEXTS.lead(o.join.serverName)
+      : 'Join in and share your first shower beer moment.';
   // A refused form keeps the name, the e-mail and the ticked rules; never the password, and says so where it is typed.
   const passwordHint = `${summary !== undefined ? 'Type it again: a form that comes back never keeps the password. ' : ''}At least 8 characters, and not a common password: a few unrelated words work well.`;
   return layout(
