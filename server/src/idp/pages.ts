@@ -193,8 +193,7 @@ export function signUpPage(o: SignUpPageOptions): string {
   const errors = o.errors ?? {};
   const refused = o.inviteError !== undefined || Object.keys(errors).length > 0;
   const summary = o.error ?? (refused ? 'Please fix the highlighted fields.' : undefined);
-  // An invite-only server says so before anyone types (issue 48).
-  // Once refused for it, the alert says it instead.
+  // An invite-only server says so before anyone types (issue 48); once refused for it, the alert does.
   const lead =
     o.join?.mode === 'invite' && !o.params.invite && o.inviteError === undefined
       ? INVITE_TEXTS.lead(o.join.serverName)

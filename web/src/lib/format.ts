@@ -29,7 +29,7 @@ export function postTime(iso: string, now = Date.now()): { text: string; full: s
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return { text: '', full: '' };
   const full = `${shortDate(d)}, ${clockTime(d)}`;
-  // A clock a little ahead of the server's still says "now", never a negative age.
+  // A browser clock a little behind the server's still says "now", never a negative age.
   const age = Math.max(0, now - d.getTime());
   if (age < MINUTE) return { text: 'now', full };
   if (age < HOUR) return { text: `${Math.floor(age / MINUTE)} min`, full };
