@@ -72,7 +72,8 @@ async function startServer(tree: string, browser: Browser): Promise<Server> {
   await page.getByLabel('Email').fill(`${name}@example.test`);
   await page.getByLabel('Password').fill('Cold-visit-password-42');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL('**/app/account');
+  // A sign-up lands on the welcome (web/src/app/app-layout.tsx), through /app/account.
+  await page.waitForURL('**/app/welcome');
   const token = (await page.evaluate(`sessionStorage.getItem(${JSON.stringify(TOKEN_KEY)})`)) as string | null;
   await context.close();
   if (!token) throw new Error('no token after sign-up');

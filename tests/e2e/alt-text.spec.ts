@@ -21,6 +21,9 @@ for (const { name, viewport } of SIZES) {
       const caption = uniqueText('Described beer');
       const description = uniqueText('An amber ale on a tiled shelf, steam in the air');
       await create.caption.fill(caption);
+      // A description of a few lines shows whole, its first line too (issue 48): the box grows with it.
+      await create.altText.fill(`${description}. `.repeat(4));
+      await expect.poll(() => create.altText.evaluate((el) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(1);
       await create.altText.fill(description);
       await create.submit.click();
       await page.waitForURL('**/app/account');
@@ -31,7 +34,11 @@ for (const { name, viewport } of SIZES) {
       const card = feed.post(caption);
       await expect(card.root.getByRole('img', { name: description })).toBeVisible();
       await expect(card.root.getByText(`Photo description: ${description}`)).toHaveCount(0);
-      await card.root.getByRole('button', { name: 'Show the photo description' }).click();
+      const showAlt = card.root.getByRole('button', { name: 'Show the photo description' });
+      // A small badge in a 44 × 44 px tap target (issue 48; WCAG 2.5.5).
+      const altBox = (await showAlt.boundingBox())!;
+      expect(Math.min(altBox.width, altBox.height)).toBeGreaterThanOrEqual(44);
+      await showAlt.click();
       await expect(card.root.getByText(description)).toBeVisible();
       await expect(card.root.getByRole('button', { name: /photo description/i }).and(card.root.getByText(/^(Edit|Add)/))).toHaveCount(0);
       await other.page.screenshot({ path: testInfo.outputPath(`alt-shown-${name}.png`) });

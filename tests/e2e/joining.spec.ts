@@ -139,15 +139,29 @@ test('a stranger without a link is told the server needs one, and refused', asyn
   await axe(stranger, 'start page, invite only with rules');
   await shot(stranger, 'landing-phone');
   await openSignUp(stranger);
-  await fillSignUp(stranger, newUser('x'));
+  // Said before they type, and again when refused: the server is invite-only, and whom to ask (issue 48, point 3).
+  await expect(stranger.getByText('Hops & Steam is invite-only: you join with an invite link from someone on it.')).toBeVisible();
+  const someone = newUser('x');
+  await fillSignUp(stranger, someone);
   await stranger.getByLabel('I agree to these rules').check();
   await stranger.getByRole('button', { name: 'Create account' }).click();
-  await expect(stranger.getByRole('alert')).toHaveText('Enter the invite code from your invite link.');
-  await stranger.getByLabel('Invite code').fill('NotARealInviteCodeAtAll1');
-  await stranger.getByLabel('Password').fill(newUser('x').password);
-  await stranger.getByLabel('I agree to these rules').check();
+  await expect(stranger.getByRole('alert')).toHaveText('Hops & Steam is invite-only: an account here needs the code of an invite link.');
+  const invite = stranger.getByLabel('Invite code');
+  await expect(invite).toBeFocused();
+  await expect(invite).toHaveAttribute('aria-invalid', 'true');
+  await expect(invite).toHaveAccessibleDescription(/No link yet\? Ask the operator of Hops & Steam for one, then open it: it fills in the code for you\./);
+  // What they typed stays, the rules stay agreed to; the password field says why it is empty.
+  await expect(stranger.getByLabel('Username')).toHaveValue(someone.username);
+  await expect(stranger.getByLabel('Email')).toHaveValue(someone.email);
+  await expect(stranger.getByLabel('I agree to these rules')).toBeChecked();
+  await expect(stranger.getByLabel('Password')).toHaveAccessibleDescription(/^Type it again: a form that comes back never keeps the password\./);
+  await axe(stranger, 'provider: create account, refused without an invite');
+  await shot(stranger, 'signup-refused-phone');
+  await invite.fill('NotARealInviteCodeAtAll1');
+  await stranger.getByLabel('Password').fill(someone.password);
   await stranger.getByRole('button', { name: 'Create account' }).click();
   await expect(stranger.getByRole('alert')).toContainText('This invite link is not valid.');
+  await expect(stranger.getByLabel('Invite code')).toBeFocused();
 });
 
 test('a friend joins through the invite link', async ({ page: friendPage, axe }) => {
@@ -165,6 +179,16 @@ test('a friend joins through the invite link', async ({ page: friendPage, axe })
   await friendPage.getByLabel('Password').fill(friend.password);
   await friendPage.getByLabel('I agree to these rules').check();
   await friendPage.getByRole('button', { name: 'Create account' }).click();
+  // A newcomer is welcomed by the server's name with what to do first, not the account settings (issue 48, point 6).
+  await expect(friendPage.getByRole('heading', { level: 1, name: 'Welcome to Hops & Steam!' })).toBeVisible();
+  await expect(friendPage).toHaveTitle('Welcome · Hops & Steam');
+  await expect(friendPage.getByText('Delete account')).toHaveCount(0);
+  await axe(friendPage, 'welcome after sign-up');
+  await shot(friendPage, 'welcome-phone');
+  await friendPage.getByRole('link', { name: /^Post your first photo/ }).click();
+  await expect(friendPage).toHaveURL(/\/app\/create-post$/);
+  // Shown once: opening the app again goes where a sign-in always goes.
+  await friendPage.goto('/app');
   await expect(friendPage.getByRole('heading', { name: 'POSTS' })).toBeVisible();
   await expect(friendPage).toHaveTitle('Your profile · Hops & Steam');
   // The operator's list says the link is used up: the next test, on a desktop.
@@ -218,8 +242,9 @@ test('approval: a newcomer waits with their reason until the operator lets them 
   await expect(admin.log.getByRole('listitem').first()).toContainText(`${operator.username} · Let in`);
   await expect(admin.log.getByRole('listitem').first()).toContainText(person.username);
 
+  // Let in: the welcome its sign-up led to, now that the app works for it.
   await newcomer.reload();
-  await expect(newcomer.getByRole('heading', { name: 'POSTS' })).toBeVisible();
+  await expect(newcomer.getByRole('heading', { level: 1, name: 'Welcome to Hops & Steam!' })).toBeVisible();
   await newcomerContext.close();
 });
 

@@ -59,7 +59,17 @@ for (const { name, viewport } of SIZES) {
       await editCaption(card, after);
       const edited = feed.post(after);
       await expect(edited.root.getByText(after)).toBeVisible();
-      await expect(edited.root.getByRole('button', { name: /^Edited \S/ })).toBeVisible();
+      const editedButton = edited.root.getByRole('button', { name: /^Edited \S/ });
+      await expect(editedButton).toBeVisible();
+      // Its tap target is 44 px tall (issue 48; WCAG 2.5.5): a tap 43 px below its top still opens
+      // the history, one just above it does not (that is the author's name).
+      const hits = await editedButton.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = (y: number) => document.elementFromPoint(r.left + 4, y)?.closest('button') === el;
+        return { width: r.width, top: hit(r.top + 1), bottom: hit(r.top + 43), above: hit(r.top - 2) };
+      });
+      expect(hits).toEqual({ width: expect.any(Number), top: true, bottom: true, above: false });
+      expect(hits.width).toBeGreaterThanOrEqual(44);
 
       // Someone else sees the new caption, "Edited", and what it said before.
       const other = await secondPerson(browser, provider, baseURL, viewport);

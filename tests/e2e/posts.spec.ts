@@ -37,7 +37,10 @@ test.describe('posts', () => {
     await discover.goto();
     const card = discover.post(caption);
     await expect(card.root).toBeVisible();
-    await expect(card.root).toContainText(await page.evaluate(() => new Date().toLocaleDateString()));
+    // Minutes old: a relative time, as Instagram and Mastodon say it, with the local date in its title (issue 48).
+    const posted = card.root.locator('time').first();
+    await expect(posted).toHaveText(/^(now|\d+ min)$/);
+    await expect(posted).toHaveAttribute('title', new RegExp(`^${(await page.evaluate(() => new Date().toLocaleDateString())).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, `));
     await expect(card.likesText).toHaveText('0 likes');
     // Display image with its size reserved.
     const img = card.root.getByRole('img', { name: `Photo: ${caption}` });

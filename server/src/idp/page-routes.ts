@@ -13,7 +13,7 @@ import {
   single,
   type ParamsCheck,
 } from './oauth-params.js';
-import { authorizeQuery, forgotPage, forgotSentPage, messagePage, resetPage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
+import { authorizeQuery, forgotPage, INVITE_TEXTS, forgotSentPage, messagePage, resetPage, signInPage, signUpPage, withServerName, type AuthorizeParams } from './pages.js';
 import { RESET_MESSAGES, resetLinkUrl, resetMail } from './password-resets.js';
 import { operatorNames } from '../registration/instance-routes.js';
 import { IDP_CSS, IDP_CSS_VERSION } from './styles.js';
@@ -47,7 +47,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const html = (reply: FastifyReply, status: number, body: string, csrfToken?: string) => {
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8');
     if (csrfToken) reply.header('set-cookie', csrfCookie(csrfToken, secure));
-    return reply.send(withServerName(body, fastify.instanceSettings.get().name));
+    return reply.send(withServerName(body, fastify.instanceSettings.get()));
   };
 
   const invalidLink = (reply: FastifyReply, message: string) =>
@@ -109,6 +109,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const token = await issueAccessToken(signingKey, config.auth, { sub: account.id, username: account.username, email: account.email, operator });
     let fragment = `access_token=${token}&token_type=Bearer&expires_in=${config.auth.tokenTtlSeconds}`;
+    // The account was made just now: the app greets it with its welcome once (web/src/lib/session.ts).
+    // OAuth clients ignore response parameters they do not know, so other apps are not troubled by it.
+    if (justMade) fragment += '&new_account=1';
     if (params.state) fragment += `&state=${encodeURIComponent(params.state)}`;
     return reply.code(303).header('cache-control', 'no-store').header('location', `${params.redirect_uri}#${fragment}`).send();
   };
@@ -166,7 +169,7 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
   const joinSettings = () => {
     const settings = fastify.instanceSettings.get();
     if (settings.registrationMode === 'closed') return null;
-    return { mode: settings.registrationMode, rules: settings.rules, serverName: settings.name };
+    return { mode: settings.registrationMode, rules: settings.rules, serverName: settings.name, membersCanInvite: settings.membersCanInvite };
   };
   const closedPage = (reply: FastifyReply, params: AuthorizeParams) =>
     html(
@@ -200,23 +203,27 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     const joinSetting = joinSettings();
     if (!joinSetting) return closedPage(reply, params);
     const join = { ...joinSetting, reason };
-    const page = (error: string) => signUpPage({ params, csrfToken, username, email, error, join });
+    const agreed = single(request.body, 'agree') === 'yes';
+    const page = (error: string) => signUpPage({ params, csrfToken, username, email, error, join, agreed });
+    // A refused invite: the invite field is the one in error, with whom to ask for a link.
+    const inviteRefused = (error: string) => signUpPage({ params, csrfToken, username, email, error, join, agreed, inviteError: INVITE_TEXTS.ask(join) });
 
     if (!csrfValid(request.headers.cookie, single(request.body, 'csrf_token'))) {
       return html(reply, 403, page(CSRF_MESSAGE), csrfToken);
     }
     // Checked before the account is made, so a refused sign-up leaves no sign-in account behind.
-    if (join.rules.length > 0 && single(request.body, 'agree') !== 'yes') {
-      return html(reply, 400, page(`Please agree to the rules of ${join.serverName} to join.`), csrfToken);
-    }
+    // No invite on an invite-only server first: ticking the rules would not help.
     if (join.mode === 'invite' && !params.invite) {
-      return html(reply, 400, page('Enter the invite code from your invite link.'), csrfToken);
+      return html(reply, 400, inviteRefused(INVITE_TEXTS.missing(join.serverName)), csrfToken);
+    }
+    if (join.rules.length > 0 && !agreed) {
+      return html(reply, 400, page(`Please agree to the rules of ${join.serverName} to join.`), csrfToken);
     }
     if (params.invite && join.mode !== 'open') {
       try {
         fastify.invites.check(params.invite);
       } catch (err) {
-        if (err instanceof HttpError) return html(reply, err.statusCode, page(err.message), csrfToken);
+        if (err instanceof HttpError) return html(reply, err.statusCode, (join.mode === 'invite' ? inviteRefused : page)(err.message), csrfToken);
         throw err;
       }
     }
@@ -228,9 +235,9 @@ const pageRoutes: FastifyPluginAsync<PageRoutesOptions> = async (fastify, { acco
     }
     const result = await accounts.signUp({ username, email, password });
     if (!result.ok) {
-      return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors, join }), csrfToken);
+      return html(reply, 400, signUpPage({ params, csrfToken, username, email, errors: result.errors, join, agreed }), csrfToken);
     }
-    return finish(reply, result.account, params, page, csrfToken, { reason }, true);
+    return finish(reply, result.account, params, join.mode === 'invite' ? inviteRefused : page, csrfToken, { reason }, true);
   });
 
   const { resets } = fastify.idp;

@@ -33,6 +33,9 @@ export function authorizeQuery(params: AuthorizeParams): string {
 const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'%3E%3Ctext y='.9em' font-size='90'%3E%F0%9F%8D%BA%3C/text%3E%3C/svg%3E";
 
+/** The product's tagline, shown under the name until the operator describes their server (withServerName). */
+const BRAND_TAGLINE = '<p class="brand-tagline">Share your shower beer moments</p>';
+
 /**
  * A page of the sign-in service. Indexable, with a description: a front door to the product
  * like the landing page (Lighthouse's SEO audits, docs/performance.md); the forms carry the
@@ -54,7 +57,7 @@ function layout(title: string, main: string): string {
 <header class="brand">
 <span class="brand-mug" aria-hidden="true">🍺</span>
 <p class="brand-name">Shower Beer</p>
-<p class="brand-tagline">Share your shower beer moments</p>
+${BRAND_TAGLINE}
 </header>
 <main class="card"><div class="card-body">
 ${main}
@@ -144,8 +147,20 @@ export interface SignUpPageOptions {
   errors?: FieldErrors;
   error?: string;
   /** Who may join (registration/instance-repository.ts): the fields and rules the page shows follow it. */
-  join?: { mode: 'open' | 'approval' | 'invite'; rules: string[]; serverName: string; reason?: string };
+  join?: { mode: 'open' | 'approval' | 'invite'; rules: string[]; serverName: string; membersCanInvite: boolean; reason?: string };
+  /** Why the invite code was refused: shown under the invite field, which is marked and focused. */
+  inviteError?: string;
+  /** "I agree to these rules" was ticked when the form was sent: a refusal keeps it ticked. */
+  agreed?: boolean;
 }
+
+/** What a stranger on an invite-only server needs to know: that it is, and whom to ask (members, when they may make links). */
+export const INVITE_TEXTS = {
+  lead: (serverName: string) => `${serverName} is invite-only: you join with an invite link from someone on it.`,
+  missing: (serverName: string) => `${serverName} is invite-only: an account here needs the code of an invite link.`,
+  ask: (join: { serverName: string; membersCanInvite: boolean }) =>
+    `No link yet? Ask ${join.membersCanInvite ? `someone on ${join.serverName}` : `the operator of ${join.serverName}`} for one, then open it: it fills in the code for you.`,
+} as const;
 
 /** The invite field (invite mode, or approval mode where an invite skips the wait), the reason, the rules to agree to. */
 function joinFields(o: SignUpPageOptions): string {
@@ -153,7 +168,7 @@ function joinFields(o: SignUpPageOptions): string {
   if (!join) return '';
   const parts: string[] = [];
   if (join.mode === 'invite') {
-    parts.push(field({ id: 'invite', label: 'Invite code', type: 'text', autocomplete: 'off', value: o.params.invite, hint: 'From the invite link someone on this server sent you.', extra: 'autocapitalize="none" spellcheck="false" maxlength="100"' }));
+    parts.push(field({ id: 'invite', label: 'Invite code', type: 'text', autocomplete: 'off', value: o.params.invite, error: o.inviteError, hint: 'From the invite link someone on this server sent you.', extra: `autocapitalize="none" spellcheck="false" maxlength="100"${o.inviteError ? ' autofocus' : ''}` }));
   } else if (o.params.invite !== undefined) {
     parts.push(`<input type="hidden" name="invite" value="${escapeHtml(o.params.invite)}">`);
   }
@@ -168,7 +183,7 @@ function joinFields(o: SignUpPageOptions): string {
     parts.push(`<section class="rules" aria-labelledby="rules-heading">
 <h2 id="rules-heading">Rules of ${escapeHtml(join.serverName)}</h2>
 <ol>${join.rules.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ol>
-<div class="check"><input id="agree" name="agree" type="checkbox" value="yes" required><label for="agree">I agree to these rules</label></div>
+<div class="check"><input id="agree" name="agree" type="checkbox" value="yes" required${o.agreed ? ' checked' : ''}><label for="agree">I agree to these rules</label></div>
 </section>`);
   }
   return parts.join('\n');
@@ -176,16 +191,24 @@ function joinFields(o: SignUpPageOptions): string {
 
 export function signUpPage(o: SignUpPageOptions): string {
   const errors = o.errors ?? {};
-  const summary = o.error ?? (Object.keys(errors).length > 0 ? 'Please fix the highlighted fields.' : undefined);
+  const refused = o.inviteError !== undefined || Object.keys(errors).length > 0;
+  const summary = o.error ?? (refused ? 'Please fix the highlighted fields.' : undefined);
+  // An invite-only server says so before anyone types (issue 48); once refused for it, the alert does.
+  const lead =
+    o.join?.mode === 'invite' && !o.params.invite && o.inviteError === undefined
+      ? INVITE_TEXTS.lead(o.join.serverName)
+      : 'Join in and share your first shower beer moment.';
+  // A refused form keeps the name, the e-mail and the ticked rules; never the password, and says so where it is typed.
+  const passwordHint = `${summary !== undefined ? 'Type it again: a form that comes back never keeps the password. ' : ''}At least 8 characters, and not a common password: a few unrelated words work well.`;
   return layout(
     'Create account',
     `<h1>Create account</h1>
-<p class="lead">Join in and share your first shower beer moment.</p>
+<p class="lead">${escapeHtml(lead)}</p>
 ${alert(summary)}<form method="post" action="/oauth2/signup" novalidate>
 ${hiddenFields(o.params, o.csrfToken)}
 ${field({ id: 'username', label: 'Username', type: 'text', autocomplete: 'username', value: o.username, error: errors.username, hint: '3 to 30 characters: letters, digits, _ . -', extra: 'autocapitalize="none" spellcheck="false" minlength="3" maxlength="30"' })}
 ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: o.email, error: errors.email, extra: 'maxlength="254"' })}
-${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: 'At least 8 characters, and not a common password: a few unrelated words work well.', extra: 'minlength="8"' })}
+${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', error: errors.password, hint: passwordHint, extra: 'minlength="8"' })}
 ${joinFields(o)}
 <button class="button" type="submit">Create account</button>
 </form>
@@ -197,12 +220,23 @@ ${joinFields(o)}
  * A page as this server names itself: the operator page's name (server/src/registration/instance-repository.ts)
  * in the header and the tab's title, in place of the product's.
  */
-export function withServerName(page: string, name: string): string {
-  if (name === 'Shower Beer') return page;
-  const text = escapeHtml(name);
-  return page
-    .replace('<p class="brand-name">Shower Beer</p>', () => `<p class="brand-name">${text}</p>`)
-    .replace(/ · Shower Beer<\/title>/, () => ` · ${text}</title>`);
+export function withServerName(page: string, server: { name: string; description: string }): string {
+  const text = escapeHtml(server.name);
+  // The operator's description replaces the product's tagline (the spec names no tagline: the
+  // product's stays on a server that has no description of its own).
+  const description = server.description.trim();
+  const named =
+    server.name === 'Shower Beer'
+      ? page
+      : page
+          .replace('<p class="brand-name">Shower Beer</p>', () => `<p class="brand-name">${text}</p>`)
+          .replace(/ · Shower Beer<\/title>/, () => ` · ${text}</title>`)
+          .replace(/(<meta name="description" content="Sign in to )Shower Beer/, (_m, head: string) => `${head}${text}`);
+  // "Go to <name>": where every message page's link leads is this server, by its own name.
+  const linked = named.replace(/>Go to Shower Beer</g, () => `>Go to ${text}<`);
+  return description === ''
+    ? linked
+    : linked.replace(BRAND_TAGLINE, () => `<p class="brand-tagline">${escapeHtml(description)}</p>`);
 }
 
 export interface MessagePageOptions {

@@ -115,6 +115,7 @@ t.test('the sign-up page has its fields and creates an account that is signed in
   t.equal(fragment.get('expires_in'), '900');
   t.equal(fragment.get('state'), 'xyz 123/ü');
   t.match(location, /&state=xyz%20123%2F%C3%BC$/, 'state is URL-encoded');
+  t.equal(fragment.get('new_account'), '1', 'the app is told the account is new, to welcome it');
   const claims = await app.verifyToken(fragment.get('access_token')!);
   t.equal(claims.preferred_username, 'alice');
   t.equal(claims.email, 'alice@example.com');
@@ -185,6 +186,7 @@ t.test('sign-in: the right password redirects with a token, a wrong one says so 
     t.equal(res.statusCode, 303, `sign in as "${login}"`);
     const claims = await app.verifyToken(fragmentOf(String(res.headers.location)).get('access_token')!);
     t.equal(claims.preferred_username, 'alice');
+    t.equal(fragmentOf(String(res.headers.location)).get('new_account'), null, 'a returning sign-in is not welcomed again');
   }
 
   const form = await openForm(app, config, 'authorize', { state: undefined });

@@ -90,7 +90,7 @@ t.test('invite: the embedded sign-up asks for the code; Keycloak\'s first sign-i
 
   const none = await signUpWith(app, config, { username: 'nocode' });
   t.equal(none.statusCode, 400);
-  t.match(none.body, /Enter the invite code/);
+  t.match(none.body, /Shower Beer is invite-only: an account here needs the code of an invite link\./);
   const wrong = await signUpWith(app, config, { username: 'guesser' }, { invite: 'A'.repeat(24) });
   t.equal(wrong.statusCode, 403);
   t.match(wrong.body, /This invite link is not valid/);
@@ -121,6 +121,63 @@ t.test('invite: the embedded sign-up asks for the code; Keycloak\'s first sign-i
   t.equal(countUsers(kc.app), users);
   // Later requests of a member need no code.
   t.equal((await kc.app.inject({ method: 'GET', url: '/api/me', headers: bearer(await kc.token('kc-2', 'pal')) })).statusCode, 200);
+});
+
+t.test('a stranger refused by an invite-only server is told whom to ask, keeps what they typed, and lands on the invite field', async (t) => {
+  const { app, config, operator } = await embeddedWithOperator(t);
+  const settings = { name: 'Hops & Steam', registrationMode: 'invite', rules: 'Be kind', membersCanInvite: false };
+  t.equal((await app.inject({ method: 'PUT', url: '/api/admin/instance', headers: bearer(operator), payload: settings })).statusCode, 200);
+
+  const page = await openForm(app, config, 'signup');
+  t.match(page.html, /<p class="lead">Hops &#38; Steam is invite-only: you join with an invite link from someone on it\.<\/p>/, 'said before anyone types');
+
+  // Told first, before the rules: unticked rules do not hide that no account can be made without a link.
+  const unticked = await signUpWith(app, config, { username: 'stranger' });
+  t.match(unticked.body, /role="alert">Hops &#38; Steam is invite-only/);
+  t.notMatch(/<input id="agree"[^>]*>/.exec(unticked.body)![0], / checked/, 'not ticked when it was not');
+  const refused = await signUpWith(app, config, { username: 'stranger', password: 'quiet harbour lantern' }, { agree: 'yes' });
+  t.equal(refused.statusCode, 400);
+  t.match(refused.body, /role="alert">Hops &#38; Steam is invite-only: an account here needs the code of an invite link\.</);
+  // The invite field is the one in error: marked, described by whom to ask, focused.
+  const invite = /<input id="invite"[^>]*>/.exec(refused.body)![0];
+  t.match(invite, /aria-invalid="true"/);
+  t.match(invite, /aria-describedby="invite-hint invite-error"|aria-describedby="invite-error invite-hint"/);
+  t.match(invite, / autofocus/);
+  t.match(refused.body, /<p class="field-error" id="invite-error">No link yet\? Ask the operator of Hops &#38; Steam for one, then open it: it fills in the code for you\.<\/p>/);
+  t.notMatch(/<input id="username"[^>]*>/.exec(refused.body)![0], /aria-invalid/, 'the other fields are not marked');
+  // What they typed stays, but the password, and the page says so where it is typed.
+  t.match(refused.body, /id="username"[^>]*value="stranger"/);
+  t.match(refused.body, /id="email"[^>]*value="stranger@example.test"/);
+  t.match(/<input id="agree"[^>]*>/.exec(refused.body)![0], / checked/, '"I agree" stays ticked');
+  t.notMatch(refused.body, /quiet harbour lantern/);
+  t.match(refused.body, /id="password-hint">Type it again: a form that comes back never keeps the password\./);
+
+  // With "Members can invite" on, any member may send a link; a wrong code says why, on the same field.
+  t.equal((await app.inject({ method: 'PUT', url: '/api/admin/instance', headers: bearer(operator), payload: { membersCanInvite: true } })).statusCode, 200);
+  const wrong = await signUpWith(app, config, { username: 'guesser' }, { agree: 'yes' }, { invite: 'B'.repeat(24) });
+  t.equal(wrong.statusCode, 403);
+  t.match(wrong.body, /This invite link is not valid/);
+  t.match(/<input id="invite"[^>]*>/.exec(wrong.body)![0], /aria-invalid="true"[^>]* autofocus/);
+  t.match(wrong.body, /Ask someone on Hops &#38; Steam for one/);
+  t.equal(countUsers(app), 1, 'nobody was let in');
+});
+
+t.test('the sign-in pages name the server and carry its description, on every message page too', async (t) => {
+  const { app, config, operator } = await embeddedWithOperator(t);
+  const plain = await app.inject({ method: 'GET', url: '/oauth2/logout' });
+  t.match(plain.body, />Go to Shower Beer</);
+  t.match(plain.body, /<p class="brand-tagline">Share your shower beer moments<\/p>/, 'the product\'s tagline until the server has a description');
+  const settings = { name: 'Hops & Steam', description: 'Friends of the sauna club <3' };
+  t.equal((await app.inject({ method: 'PUT', url: '/api/admin/instance', headers: bearer(operator), payload: settings })).statusCode, 200);
+  const signedOut = await app.inject({ method: 'GET', url: '/oauth2/logout' });
+  t.match(signedOut.body, /<title>You are signed out · Hops &#38; Steam<\/title>/);
+  t.match(signedOut.body, /<a class="button" href="http:\/\/localhost:3000\/">Go to Hops &#38; Steam<\/a>/);
+  t.match(signedOut.body, /<p class="brand-tagline">Friends of the sauna club &#60;3<\/p>/);
+  t.notMatch(signedOut.body, /Shower Beer/, 'the product\'s name is nowhere on the page');
+  const reset = await app.inject({ method: 'GET', url: '/oauth2/reset?token=nope' });
+  t.match(reset.body, />Go to Hops &#38; Steam</);
+  const signIn = await openForm(app, config, 'authorize');
+  t.match(signIn.html, /<meta name="description" content="Sign in to Hops &#38; Steam,/);
 });
 
 t.test('bad invites: expired, withdrawn, used up: a clear 403 and nothing changes', async (t) => {

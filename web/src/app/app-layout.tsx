@@ -1,12 +1,13 @@
 import { Suspense } from 'react';
-import { Navigate, Outlet } from 'react-router-dom';
+import { Navigate, Outlet, useLocation } from 'react-router-dom';
 import { NavBar } from '@/components/nav-bar';
 import { Loading } from '@/components/status';
 import { useJoinBlock } from '@/lib/join';
 import { useMe } from '@/lib/me-context';
-import { getToken, isLeavingForLogin } from '@/lib/session';
+import { getToken, isLeavingForLogin, welcomePending } from '@/lib/session';
 import { useInactivityLogout } from '@/lib/use-inactivity-logout';
 import { JoinWaiting } from './join-waiting';
+import { WELCOME_PATH } from './screens';
 
 /** Every /app screen: needs a token (else back to /), has the navigation bar and the inactivity time-out. */
 export function AppLayout() {
@@ -20,6 +21,9 @@ function SignedInLayout() {
   useInactivityLogout();
   const { me } = useMe();
   const joinBlock = useJoinBlock();
+  const { pathname } = useLocation();
+  // Right after sign-up: the welcome (features/welcome), not the account settings the sign-in returns to.
+  if (welcomePending() && pathname !== WELCOME_PATH) return <Navigate to={WELCOME_PATH} replace />;
   // Approval mode: nothing of the app works for an account an operator has not let in (lib/api/client.ts sets it).
   if (joinBlock) return <JoinWaiting block={joinBlock} />;
   return (

@@ -36,6 +36,8 @@ const feed = (list: ListCall) => (): FirstRequest => ({ ...firstPage(list), prel
 
 /** Where `/app` goes (app/router.tsx); early requests and page hints treat `/app` as this screen. */
 export const APP_HOME = '/app/account';
+/** Where a sign-up lands once (app/app-layout.tsx): what to do first, then everyone's posts. */
+export const WELCOME_PATH = '/app/welcome';
 
 export const SCREENS: Screen[] = [
   { paths: ['/'], chunk: 'auth/login-page', title: 'Shower Beer', prerender: true },
@@ -57,6 +59,14 @@ export const SCREENS: Screen[] = [
     dates: true,
   },
   { paths: ['/app/follow-feed'], chunk: 'follow-feed/follow-feed-page', title: 'Following Feed', first: feed(LISTS.followFeed), dates: true },
+  {
+    // Not in the spec: a newcomer's first screen after sign-up (issue 48), with Discover's posts below.
+    paths: [WELCOME_PATH],
+    chunk: 'welcome/welcome-page',
+    title: 'Welcome',
+    first: feed(LISTS.discoverPosts),
+    dates: true,
+  },
   { paths: ['/app/search-profile'], chunk: 'search-profile/search-profile-page', title: 'Search profiles', prerender: true },
   {
     paths: ['/app/profile/:username'],

@@ -14,7 +14,7 @@ import { blockAuthorOf } from '@/lib/api/moderation';
 import { deletePost, type Post, type PostEdit } from '@/lib/api/posts';
 import { addComment, type Comment, deleteComment, getComments, getLikes, like, unlike } from '@/lib/api/social';
 import { getConfig } from '@/lib/config';
-import { authorName, formatDate, likesText, photoAlt } from '@/lib/format';
+import { authorName, likesText, photoAlt, postTime } from '@/lib/format';
 import { frameRatio, photoSizes, photoSrcSet } from '@/lib/photo-frame';
 import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './post-card.module.css';
@@ -38,6 +38,7 @@ interface PostCardProps {
  */
 export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAuthorBlocked, eager = false, priority = false }: PostCardProps) {
   const name = authorName(post);
+  const posted = postTime(post.created_at);
   const captionPrefix = post.isAnonymous ? 'Anonymous' : name;
   const profileHref = post.isAnonymous || !post.username ? null : post.isOwner ? '/app/account' : `/app/profile/${encodeURIComponent(post.username)}`;
   const liking = useSubmit(async (err) => {
@@ -175,13 +176,17 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
             <span className={styles.name}>{name}</span>
           )}
           <span className={styles.date}>
-            <time dateTime={post.created_at}>{formatDate(post.created_at)}</time>
+            <time dateTime={post.created_at} title={posted.full}>
+              {posted.text}
+            </time>
             {post.editedAt && (
               <>
                 {' · '}
                 {/* The earlier versions, for anyone who sees the post (docs/api.md, "Editing a post"). */}
                 <button type="button" className={styles.edited} onClick={() => setShowHistory(true)} title="See the earlier versions">
-                  <time dateTime={post.editedAt}>{editedLabel(post.editedAt)}</time>
+                  <time dateTime={post.editedAt} title={postTime(post.editedAt).full}>
+                    {editedLabel(post.editedAt)}
+                  </time>
                 </button>
               </>
             )}
@@ -256,13 +261,14 @@ export const PostCard = memo(function PostCard({ post, onChange, onDelete, onAut
         {!blurred && shownAlt && (
           <button
             type="button"
-            className={styles.altBadge}
+            className={styles.altButton}
             aria-expanded={showAlt}
             aria-controls={altId}
             aria-label={showAlt ? 'Hide the photo description' : 'Show the photo description'}
             onClick={() => setShowAlt((v) => !v)}
           >
-            ALT
+            {/* A small badge in a 44 × 44 px tap target (WCAG 2.5.5). */}
+            <span className={styles.altBadge}>ALT</span>
           </button>
         )}
       </div>

@@ -4,18 +4,15 @@ import modal from '@/components/modal.module.css';
 import { SensitiveFields } from '@/components/sensitive-fields';
 import { editPost, getPostVersions, type PostEdit, type PostVersion } from '@/lib/api/posts';
 import { getConfig } from '@/lib/config';
-import { formatDate, formatTime } from '@/lib/format';
+import { formatDate, formatTime, postTime } from '@/lib/format';
 import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './post-edit.module.css';
 
 /** "Nov 27, 2026, 5:20 PM" in the browser's language. */
 const dateAndTime = (iso: string) => `${formatDate(iso)}, ${formatTime(new Date(iso))}`;
 
-/** What a card shows after its date: "Edited", with the time today, the date before. */
-export function editedLabel(iso: string): string {
-  const d = new Date(iso);
-  return d.toDateString() === new Date().toDateString() ? `Edited ${formatTime(d)}` : `Edited ${formatDate(iso)}`;
-}
+/** What a card shows after its date: "Edited", as long ago as the post's own time says it ("Edited 5 min"). */
+export const editedLabel = (iso: string): string => `Edited ${postTime(iso).text}`;
 
 interface EditPostProps {
   post: {
@@ -161,28 +158,74 @@ export function PostHistoryDialog({ postId, onClose }: { postId: number; onClose
       {!versions && !error && <p className={modal.hint} role="status">Loading...</p>}
       {versions && (
         <ol className={styles.versions} aria-label="Versions, newest first">
-          {versions.map((v, i) => (
-            <li key={v.created_at + i} className={`${styles.version} ${v.current ? styles.current : ''}`}>
-              <p className={styles.meta}>
-                <strong>{i === versions.length - 1 ? 'Posted' : 'Edited'}</strong>{' '}
-                <time dateTime={v.created_at}>{dateAndTime(v.created_at)}</time>
-                {v.current && ' · Current version'}
-              </p>
-              <p className={styles.caption}>{v.caption}</p>
-              {v.photos ? (
-                <VersionPhotos photos={v.photos} />
-              ) : (
-                v.altText && (
-                  <p className={styles.alt}>
-                    <strong>Photo description:</strong> {v.altText}
-                  </p>
-                )
-              )}
-            </li>
-          ))}
+          {versions.map((v, i) => {
+            // Newest first: the version before this one is the next in the list; the first post has none.
+            const before = versions[i + 1];
+            return (
+              <li key={v.created_at + i} className={`${styles.version} ${v.current ? styles.current : ''}`}>
+                <p className={styles.meta}>
+                  <strong>{before ? 'Edited' : 'Posted'}</strong> <time dateTime={v.created_at}>{dateAndTime(v.created_at)}</time>
+                  {v.current && ' · Current version'}
+                </p>
+                {before ? <VersionChanges version={v} before={before} /> : <VersionText version={v} />}
+              </li>
+            );
+          })}
         </ol>
       )}
     </Modal>
+  );
+}
+
+/** The first version: everything it said. */
+function VersionText({ version: v }: { version: PostVersion }) {
+  return (
+    <>
+      <p className={styles.caption}>{v.caption}</p>
+      {v.photos ? (
+        <VersionPhotos photos={v.photos} />
+      ) : (
+        v.altText && (
+          <p className={styles.alt}>
+            <strong>Photo description:</strong> {v.altText}
+          </p>
+        )
+      )}
+    </>
+  );
+}
+
+/**
+ * An edit: only what it changed from the version before (issue 48), each marked "Changed", so a
+ * reader need not compare every description of every version; an unchanged caption says so.
+ */
+function VersionChanges({ version: v, before }: { version: PostVersion; before: PostVersion }) {
+  const changed = <span className={styles.changed}>Changed</span>;
+  const photos = v.photos ?? [{ altText: v.altText }];
+  const earlier = before.photos ?? [{ altText: before.altText }];
+  const album = photos.length > 1;
+  const altChanges = photos.map((p, index) => ({ index, altText: p.altText })).filter((p) => p.altText !== (earlier[p.index]?.altText ?? ''));
+  return (
+    <>
+      {v.caption === before.caption ? (
+        <p className={styles.unchanged}>Caption unchanged</p>
+      ) : (
+        <p className={styles.caption}>
+          {changed} {v.caption}
+        </p>
+      )}
+      {altChanges.length > 0 && (
+        <ul className={styles.altList} aria-label={album ? 'Photo descriptions changed' : 'Photo description changed'}>
+          {altChanges.map((p) => (
+            <li key={p.index} className={styles.alt}>
+              {changed}{' '}
+              <strong>{album ? `Photo ${p.index + 1} of ${photos.length}:` : 'Photo description:'}</strong>{' '}
+              {p.altText || <em>Description removed</em>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }
 

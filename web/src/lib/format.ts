@@ -18,6 +18,25 @@ export function formatDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? '' : shortDate(d);
 }
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * When a post was made, as Instagram and Mastodon say it: "now", "5 min", "2 h" within a day,
+ * then the spec's local short date; `full` is the date and time, for the <time>'s title.
+ */
+export function postTime(iso: string, now = Date.now()): { text: string; full: string } {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return { text: '', full: '' };
+  const full = `${shortDate(d)}, ${clockTime(d)}`;
+  // A browser clock a little behind the server's still says "now", never a negative age.
+  const age = Math.max(0, now - d.getTime());
+  if (age < MINUTE) return { text: 'now', full };
+  if (age < HOUR) return { text: `${Math.floor(age / MINUTE)} min`, full };
+  if (age < 24 * HOUR) return { text: `${Math.floor(age / HOUR)} h`, full };
+  return { text: shortDate(d), full };
+}
+
 /** "Wednesday, November 25", in the browser's language. */
 export const formatDay = (d: Date) => dayDate(d);
 

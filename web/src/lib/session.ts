@@ -8,6 +8,8 @@ const ME_KEY = 'sb.me';
 const SIGN_IN_ERROR_KEY = 'sb.signInError';
 const NONCE_KEY = 'sb.oauthNonce';
 const ID_TOKEN_KEY = 'sb.idToken';
+/** Set when the provider says the sign-in made the account (the embedded sign-up): the app shows its welcome once. */
+const WELCOME_KEY = 'sb.welcome';
 /**
  * Set by every logout (button or idle): the next authorize request carries
  * prompt=login, so the provider shows its sign-in form instead of silently signing
@@ -116,6 +118,17 @@ export function consumeRedirectFragment(): void {
   if (idToken) sessionStorage.setItem(ID_TOKEN_KEY, idToken);
   sessionStorage.removeItem(ME_KEY);
   localStorage.removeItem(REAUTH_KEY);
+  // server/src/idp/page-routes.ts adds it to a sign-up's redirect; a returning sign-in has none.
+  if (params.get('new_account') === '1') sessionStorage.setItem(WELCOME_KEY, '1');
+  else sessionStorage.removeItem(WELCOME_KEY);
+}
+
+/** Whether this tab's account was just made and has not seen the welcome yet (app/app-layout.tsx). */
+export const welcomePending = (): boolean => sessionStorage.getItem(WELCOME_KEY) !== null;
+
+/** The welcome was shown: from now on the app opens where it always does. */
+export function welcomeShown(): void {
+  sessionStorage.removeItem(WELCOME_KEY);
 }
 
 /** The new token a password change answers: this session goes on with it (the old one is refused from now on). */
@@ -131,6 +144,7 @@ export function takeSignInError(): string | null {
 }
 
 function clearSession(): void {
+  sessionStorage.removeItem(WELCOME_KEY);
   sessionStorage.removeItem(TOKEN_KEY);
   sessionStorage.removeItem(ID_TOKEN_KEY);
   sessionStorage.removeItem(ME_KEY);
