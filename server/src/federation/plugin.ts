@@ -36,7 +36,8 @@ const PASS = new Response(null, { status: 404 });
  * registered, and every federation path answers the app's 404 as before.
  *
  * On, Fastify hands requests to Fedify from an onRequest hook, before any body is parsed (the
- * pattern of @fedify/fastify, which is not in our registry): HTTP signatures cover the raw bytes.
+ * pattern of @fedify/fastify, which is not in our registry), so that the inboxes' POSTs, whose
+ * signatures cover the raw bytes, can reach Fedify untouched; this slice hands it GETs only.
  * Fedify negotiates: an ActivityPub Accept gets the actor's JSON, while a browser asking for a
  * person's actor URL (text/html) is sent to their page in the app, and anything else it declines
  * falls through to the app.
