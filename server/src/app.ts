@@ -19,6 +19,7 @@ import socialPlugin from './social/plugin.js';
 import moderationPlugin from './moderation/plugin.js';
 import exportPlugin from './export/plugin.js';
 import idpPlugin from './idp/plugin.js';
+import federationPlugin from './federation/plugin.js';
 import webPlugin from './web/plugin.js';
 import publicConfigRoute from './web/public-config.js';
 import apiRoutes from './api.js';
@@ -63,6 +64,8 @@ const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(moderationPlugin);
   await fastify.register(exportPlugin);
   if (opts.config.auth.provider === 'embedded') await fastify.register(idpPlugin);
+  // ActivityPub, only with FEDERATION=on: an onRequest hook that hands federation paths to Fedify.
+  await fastify.register(federationPlugin);
 
   // The routes: the few without a token, then /api (api.ts), then the web app.
   await fastify.register(healthRoutes);

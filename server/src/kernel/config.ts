@@ -71,6 +71,13 @@ export interface Config {
   readWorkers: number;
   /** REGISTRATION_MODE: who may join a new server; the operator page changes it after (registration/instance-repository.ts). */
   registrationMode: RegistrationMode;
+  /** ActivityPub (server/src/federation/): off unless FEDERATION=on, which needs an https:// PUBLIC_URL. */
+  federation: FederationConfig;
+}
+
+export interface FederationConfig {
+  /** FEDERATION=on: the federation routes answer (WebFinger, NodeInfo, actors); off, none of them exists. */
+  enabled: boolean;
 }
 
 export const REGISTRATION_MODES = ['open', 'approval', 'invite', 'closed'] as const;
@@ -333,7 +340,27 @@ export function loadConfig(env: Env = process.env): Config {
     // One per core, at most 4: the request thread and the load share the cores with them.
     readWorkers: int(env, 'READ_WORKERS', Math.min(4, availableParallelism())),
     registrationMode: oneOf(env, 'REGISTRATION_MODE', REGISTRATION_MODES, 'open'),
+    federation: federationConfig(env, publicUrl),
   };
+}
+
+/**
+ * FEDERATION=on needs a PUBLIC_URL other servers can reach and trust: https://. Plain http is let
+ * through only for a loopback host (localhost, 127.0.0.1, [::1]), which nothing outside the machine
+ * reaches anyway: the tests and a developer's two servers on one machine.
+ */
+function federationConfig(env: Env, publicUrl: string): FederationConfig {
+  const enabled = oneOf(env, 'FEDERATION', ['on', 'off'] as const, 'off') === 'on';
+  if (enabled) {
+    const url = new URL(publicUrl);
+    const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+      throw new ConfigError(
+        `FEDERATION=on needs PUBLIC_URL to be the server's public https:// address (other servers sign and fetch over https), got "${publicUrl}".`,
+      );
+    }
+  }
+  return { enabled };
 }
 
 /** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */

@@ -678,3 +678,59 @@ export const mentions = sqliteTable(
     index('mentions_user_idx').on(t.userId),
   ],
 );
+
+/**
+ * Federation (server/src/federation/, off unless FEDERATION=on): the key pairs of each actor this
+ * server speaks for, made once and kept (federation/federation-repository.ts). `actor` is Fedify's
+ * actor identifier: a person's users.id as text, or 'instance' for the server's own actor. An RSA
+ * pair signs HTTP requests, an Ed25519 pair Object Integrity Proofs. Kept when a person is removed:
+ * the next slice signs the Delete of their actor with it. WITHOUT ROWID (migration 0030).
+ */
+export const federationKeys = sqliteTable(
+  'federation_keys',
+  {
+    actor: text('actor').notNull(),
+    /** 'RSASSA-PKCS1-v1_5' or 'Ed25519'. */
+    algorithm: text('algorithm', { enum: ['RSASSA-PKCS1-v1_5', 'Ed25519'] }).notNull(),
+    publicKeyJwk: text('public_key_jwk').notNull(),
+    privateKeyJwk: text('private_key_jwk').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.actor, t.algorithm] })],
+);
+
+/**
+ * Fedify's key-value store (federation/sqlite-kv-store.ts): its caches of remote documents and keys,
+ * inbox idempotence, delivery bookkeeping. `key` is the JSON of Fedify's key array, so a prefix
+ * lists as a range; `expires_at` null: kept until deleted.
+ */
+export const federationKv = sqliteTable(
+  'federation_kv',
+  {
+    key: text('key').primaryKey(),
+    value: text('value').notNull(),
+    expiresAt: integer('expires_at'),
+  },
+  (t) => [index('federation_kv_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`)],
+);
+
+/**
+ * Fedify's message queue (federation/sqlite-message-queue.ts): deliveries and incoming activities
+ * waiting to be processed. A row stays until its handler has finished, so one accepted before a
+ * crash runs after the restart; `claimed_at` marks it taken by the running process.
+ */
+export const federationQueue = sqliteTable(
+  'federation_queue',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The message as JSON. */
+    message: text('message').notNull(),
+    /** Messages with the same key run one at a time, in order (Fedify's orderingKey). */
+    orderingKey: text('ordering_key'),
+    /** Not before this time (ms): now plus the enqueue's delay. */
+    runAt: integer('run_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    claimedAt: integer('claimed_at'),
+  },
+  (t) => [index('federation_queue_ready_idx').on(t.runAt, t.id).where(sql`${t.claimedAt} IS NULL`)],
+);
