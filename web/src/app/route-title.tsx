@@ -1,23 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { matchRoutes, useLocation, type Params, type RouteObject } from 'react-router-dom';
-import { getConfig, onInstanceChanged } from '@/lib/config';
+import { PRODUCT_NAME, useServerName } from '@/lib/config';
 
 /** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
 export interface RouteHandle {
   title: string | ((params: Params) => string);
   /** Loads the screen's chunk ahead of its first render (router.tsx). */
   preload?: () => Promise<unknown>;
-}
-
-const APP = 'Shower Beer';
-
-/** The server's own name (the operator page sets it; server/src/registration/instance-repository.ts). */
-function serverName(): string {
-  try {
-    return getConfig().instance?.name ?? APP;
-  } catch {
-    return APP;
-  }
 }
 
 /**
@@ -32,10 +21,9 @@ export function RouteTitle({ routes }: { routes: RouteObject[] }) {
   const handle = match?.route.handle as RouteHandle | undefined;
   const title = handle ? (typeof handle.title === 'function' ? handle.title(match!.params) : handle.title) : '';
   // A save on the operator page renames the server: the title follows at once, not at the next reload.
-  const [name, setName] = useState(serverName);
-  useEffect(() => onInstanceChanged(() => setName(serverName())), []);
+  const name = useServerName();
   useEffect(() => {
-    document.title = title && title !== APP ? `${title} · ${name}` : name;
+    document.title = title && title !== PRODUCT_NAME ? `${title} · ${name}` : name;
   }, [title, name]);
   return null;
 }

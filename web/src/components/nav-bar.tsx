@@ -4,6 +4,7 @@ import { Avatar } from '@/components/avatar';
 import { BeerIcon, BellIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
 import { getOwnSummary } from '@/lib/api/feeds';
 import { getMe } from '@/lib/api/people';
+import { useServerName } from '@/lib/config';
 import { useMe } from '@/lib/me-context';
 import { pageSettled } from '@/lib/page-settled';
 import { useUnreadNotifications } from '@/lib/unread-notifications';
@@ -17,6 +18,8 @@ const linkClass = ({ isActive }: { isActive: boolean }) => (isActive ? `${styles
  * room for words under 1024 px). Every tab's name is its label, kept for screen readers there.
  */
 export function NavBar() {
+  // The brand is the server's own name, as its tab titles and sign-in pages are (issue 48).
+  const serverName = useServerName();
   const { me, updateMe } = useMe();
   const { pathname } = useLocation();
   const onAccount = pathname.startsWith('/app/account');
@@ -49,11 +52,11 @@ export function NavBar() {
   return (
     <header className={styles.bar}>
       <div className={styles.inner}>
-        <NavLink to="/app/follow-feed" className={styles.brand} aria-label="Shower Beer home">
+        <NavLink to="/app/follow-feed" className={styles.brand} aria-label={`${serverName} home`}>
           <span className={styles.brandMark}>
             <BeerIcon size={22} />
           </span>
-          <span className={styles.brandText}>Shower Beer</span>
+          <span className={styles.brandText}>{serverName}</span>
         </NavLink>
         <nav aria-label="Main" className={styles.nav}>
           <NavLink to="/app/follow-feed" className={linkClass}>

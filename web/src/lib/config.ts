@@ -1,3 +1,4 @@
+import { useSyncExternalStore } from 'react';
 import type * as shapes from '@server/contract/api-shapes';
 import type { Static } from 'typebox';
 
@@ -80,6 +81,19 @@ export function instanceChanged(instance: NonNullable<AppConfig['instance']>): v
 export function onInstanceChanged(listener: () => void): () => void {
   instanceListeners.add(listener);
   return () => instanceListeners.delete(listener);
+}
+
+/** The product's name: what a server is called until its operator names it. */
+export const PRODUCT_NAME = 'Shower Beer';
+
+/** The server's own name (the operator page sets it; server/src/registration/instance-repository.ts). */
+export function serverName(): string {
+  return config?.instance?.name ?? PRODUCT_NAME;
+}
+
+/** The server's name in a component, following a rename on the operator page at once (instanceChanged). */
+export function useServerName(): string {
+  return useSyncExternalStore(onInstanceChanged, serverName, serverName);
 }
 
 /** The loaded config; main.tsx loads it before the first render. */
