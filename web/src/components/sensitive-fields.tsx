@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import switches from '@/components/switch.module.css';
+import { SwitchRow } from '@/components/switch-row';
 import { getConfig } from '@/lib/config';
 import styles from './sensitive-fields.module.css';
 
@@ -16,30 +16,19 @@ interface SensitiveFieldsProps {
  * warning and "Show photo"; the author always sees it as it is.
  */
 export function SensitiveFields({ sensitive, warning, onChange, disabled }: SensitiveFieldsProps) {
-  const ids = { toggle: useId(), hint: useId(), warning: useId(), counter: useId() };
+  const ids = { warning: useId(), counter: useId() };
   const max = getConfig().limits.contentWarningMaxLength;
   return (
     <div className={styles.fields}>
-      <div className={switches.toggleRow}>
-        <div>
-          <label htmlFor={ids.toggle} className={styles.label}>
-            Mark as sensitive
-          </label>
-          <p id={ids.hint} className={styles.hint}>
-            Others see the photo blurred until they choose to see it
-          </p>
-        </div>
-        <input
-          id={ids.toggle}
-          type="checkbox"
-          role="switch"
-          className={switches.switch}
-          checked={sensitive}
-          onChange={(e) => onChange(e.target.checked, warning)}
-          aria-describedby={ids.hint}
-          disabled={disabled}
-        />
-      </div>
+      <SwitchRow
+        label="Mark as sensitive"
+        hint="Others see the photo blurred until they choose to see it"
+        checked={sensitive}
+        onChange={(on) => onChange(on, warning)}
+        disabled={disabled}
+        labelClassName={styles.label}
+        hintClassName={styles.hint}
+      />
       {sensitive && (
         <>
           <div className={styles.warningRow}>

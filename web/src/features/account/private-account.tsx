@@ -1,6 +1,6 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import form from '@/components/form.module.css';
-import switches from '@/components/switch.module.css';
+import { SwitchRow } from '@/components/switch-row';
 import { setPrivacy } from '@/lib/api/people';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './account-page.module.css';
@@ -11,7 +11,6 @@ import styles from './account-page.module.css';
  * Turning it off approves the requests still waiting, as the hint says.
  */
 export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; onChange: (isPrivate: boolean) => void }) {
-  const ids = { toggle: useId(), hint: useId() };
   const submit = useSubmit('Your privacy could not be changed. Please try again.');
   const [approved, setApproved] = useState<number | null>(null);
 
@@ -27,28 +26,19 @@ export function PrivateAccount({ isPrivate, onChange }: { isPrivate: boolean; on
 
   return (
     <div className={styles.privacy}>
-      <div className={switches.toggleRow}>
-        <div>
-          <label htmlFor={ids.toggle} className={styles.toggleLabel}>
-            Private account
-          </label>
-          <p id={ids.hint} className={styles.hint}>
-            {isPrivate
-              ? 'Only your followers see your posts. You approve new followers from your notifications; turning this off approves the requests still waiting.'
-              : 'Anyone can see your posts and follow you. Anonymous posts stay anonymous either way.'}
-          </p>
-        </div>
-        <input
-          id={ids.toggle}
-          type="checkbox"
-          role="switch"
-          className={switches.switch}
-          checked={isPrivate}
-          onChange={(e) => void change(e.target.checked)}
-          aria-describedby={ids.hint}
-          aria-disabled={submit.busy || undefined}
-        />
-      </div>
+      <SwitchRow
+        label="Private account"
+        hint={
+          isPrivate
+            ? 'Only your followers see your posts. You approve new followers from your notifications; turning this off approves the requests still waiting.'
+            : 'Anyone can see your posts and follow you. Anonymous posts stay anonymous either way.'
+        }
+        checked={isPrivate}
+        onChange={(on) => void change(on)}
+        busy={submit.busy}
+        labelClassName={styles.toggleLabel}
+        hintClassName={styles.hint}
+      />
       {approved !== null && (
         <p className={styles.downloadDone} role="status">
           {approved === 1 ? '1 waiting request was approved.' : `${approved} waiting requests were approved.`}

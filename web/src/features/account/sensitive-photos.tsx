@@ -1,6 +1,6 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import form from '@/components/form.module.css';
-import switches from '@/components/switch.module.css';
+import { SwitchRow } from '@/components/switch-row';
 import { getSensitivePhotos, setSensitivePhotos } from '@/lib/api/posts';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './account-page.module.css';
@@ -10,7 +10,6 @@ import styles from './account-page.module.css';
  * person, so the feeds send them the photos themselves instead of the blurred images.
  */
 export function SensitivePhotos() {
-  const ids = { toggle: useId(), hint: useId() };
   const [alwaysShow, setAlwaysShow] = useState<boolean | null>(null);
   const submit = useSubmit('Your setting could not be changed. Please try again.');
 
@@ -27,28 +26,15 @@ export function SensitivePhotos() {
 
   return (
     <div className={styles.privacy}>
-      <div className={switches.toggleRow}>
-        <div>
-          <label htmlFor={ids.toggle} className={styles.toggleLabel}>
-            Always show sensitive photos
-          </label>
-          <p id={ids.hint} className={styles.hint}>
-            {alwaysShow
-              ? 'Photos marked sensitive are shown to you as they are.'
-              : 'Photos marked sensitive are blurred until you choose "Show photo".'}
-          </p>
-        </div>
-        <input
-          id={ids.toggle}
-          type="checkbox"
-          role="switch"
-          className={switches.switch}
-          checked={alwaysShow === true}
-          onChange={(e) => void change(e.target.checked)}
-          aria-describedby={ids.hint}
-          aria-disabled={submit.busy || alwaysShow === null || undefined}
-        />
-      </div>
+      <SwitchRow
+        label="Always show sensitive photos"
+        hint={alwaysShow ? 'Photos marked sensitive are shown to you as they are.' : 'Photos marked sensitive are blurred until you choose "Show photo".'}
+        checked={alwaysShow === true}
+        onChange={(on) => void change(on)}
+        busy={submit.busy || alwaysShow === null}
+        labelClassName={styles.toggleLabel}
+        hintClassName={styles.hint}
+      />
       {submit.error && (
         <p role="alert" className={form.error}>
           {submit.error}

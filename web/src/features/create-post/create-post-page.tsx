@@ -4,7 +4,7 @@ import buttons from '@/components/button.module.css';
 import { BackIcon, ImageIcon, PlusIcon, TrashIcon } from '@/components/icons';
 import page from '@/components/page.module.css';
 import { SensitiveFields } from '@/components/sensitive-fields';
-import switches from '@/components/switch.module.css';
+import { SwitchRow } from '@/components/switch-row';
 import { ApiError } from '@/lib/api/client';
 import { fetchUserInfo } from '@/lib/api/people';
 import { createAlbum, createPost } from '@/lib/api/posts';
@@ -52,8 +52,6 @@ export function CreatePostPage() {
     add: useId(),
     caption: useId(),
     counter: useId(),
-    anon: useId(),
-    hint: useId(),
     alt: useId(),
     altHint: useId(),
     album: useId(),
@@ -462,26 +460,15 @@ export function CreatePostPage() {
           </div>
         )}
 
-        <div className={switches.toggleRow}>
-          <div>
-            <label htmlFor={ids.anon} className={styles.label}>
-              Post Anonymously
-            </label>
-            <p id={ids.hint} className={styles.hint}>
-              Hide your username from this post
-            </p>
-          </div>
-          <input
-            id={ids.anon}
-            type="checkbox"
-            role="switch"
-            className={switches.switch}
-            checked={anonymous}
-            onChange={(e) => setAnonymous(e.target.checked)}
-            aria-describedby={ids.hint}
-            disabled={sharing}
-          />
-        </div>
+        <SwitchRow
+          label="Post Anonymously"
+          hint="Hide your username from this post"
+          checked={anonymous}
+          onChange={setAnonymous}
+          disabled={sharing}
+          labelClassName={styles.label}
+          hintClassName={styles.hint}
+        />
 
         <SensitiveFields
           sensitive={sensitivity.sensitive}
