@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { matchRoutes, useLocation, type Params, type RouteObject } from 'react-router-dom';
-import { PRODUCT_NAME, useServerName } from '@/lib/config';
+import { PRODUCT_NAME } from '@/lib/config';
+import { useServerName } from '@/lib/server-name';
 
 /** What a route puts in the tab's title (router.tsx gives it as the route's `handle`). */
 export interface RouteHandle {

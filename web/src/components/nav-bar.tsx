@@ -4,7 +4,7 @@ import { Avatar } from '@/components/avatar';
 import { BeerIcon, BellIcon, CompassIcon, HomeIcon, PlusIcon, SearchIcon, ShieldIcon } from '@/components/icons';
 import { getOwnSummary } from '@/lib/api/feeds';
 import { getMe } from '@/lib/api/people';
-import { useServerName } from '@/lib/config';
+import { useServerName } from '@/lib/server-name';
 import { useMe } from '@/lib/me-context';
 import { pageSettled } from '@/lib/page-settled';
 import { useUnreadNotifications } from '@/lib/unread-notifications';

@@ -1,4 +1,3 @@
-import { useSyncExternalStore } from 'react';
 import type * as shapes from '@server/contract/api-shapes';
 import type { Static } from 'typebox';
 
@@ -89,11 +88,6 @@ export const PRODUCT_NAME = 'Shower Beer';
 /** The server's own name (the operator page sets it; server/src/registration/instance-repository.ts). */
 export function serverName(): string {
   return config?.instance?.name ?? PRODUCT_NAME;
-}
-
-/** The server's name in a component, following a rename on the operator page at once (instanceChanged). */
-export function useServerName(): string {
-  return useSyncExternalStore(onInstanceChanged, serverName, serverName);
 }
 
 /** The loaded config; main.tsx loads it before the first render. */
