@@ -1,25 +1,10 @@
-import type Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { client } from '../api/factories.js';
-import { recountAllUnread } from '../../src/social/notifications-repository.js';
+import { bellsAreExact } from './bells.js';
 import { buildTestApp } from '../helpers.js';
 
 // Issue 48, point 1: approving a follow request tells the person who asked ("X accepted your follow
 // request"), once, and tells the approver nothing: they pressed Approve themselves.
-
-/** Every bell equal to what the rows say, recounted in a savepoint that is undone. */
-function bellsAreExact(db: Database.Database): boolean {
-  const read = () => JSON.stringify(db.prepare('SELECT id, unread_notifications FROM users ORDER BY id').raw().all());
-  const kept = read();
-  db.exec('SAVEPOINT recount');
-  try {
-    recountAllUnread(db);
-    return read() === kept;
-  } finally {
-    db.exec('ROLLBACK TO recount');
-    db.exec('RELEASE recount');
-  }
-}
 
 async function setUp(t: Test) {
   const { app, createUser } = await buildTestApp(t, { ADMIN_USERNAMES: 'kim' });

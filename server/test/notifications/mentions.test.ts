@@ -1,8 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { client, insertPost } from '../api/factories.js';
-import { recountAllUnread } from '../../src/social/notifications-repository.js';
+import { bellsAreExact } from './bells.js';
 import { buildTestApp } from '../helpers.js';
 
 interface Group {
@@ -15,20 +14,6 @@ interface Group {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
-
-/** Every bell equal to what the rows say (recounted in a transaction undone), as notifications.test.ts checks. */
-function bellsAreExact(db: Database.Database): boolean {
-  const read = () => JSON.stringify(db.prepare('SELECT id, unread_notifications FROM users ORDER BY id').raw().all());
-  const kept = read();
-  db.exec('SAVEPOINT recount');
-  try {
-    recountAllUnread(db);
-    return read() === kept;
-  } finally {
-    db.exec('ROLLBACK TO recount');
-    db.exec('RELEASE recount');
-  }
-}
 
 /** A post with its caption's listeners run in its transaction, as create-post does (posts/post-writes-repository.ts). */
 function posted(app: FastifyInstance, userId: number, caption: string, isAnonymous = false) {
