@@ -12,7 +12,7 @@ import { openDatabase } from '../src/kernel/db/client.js';
 import { fastifyOptions } from '../src/fastify-options.js';
 
 /** The subset of tap's Test we use, so helpers need no tap types. */
-interface Teardown {
+export interface Teardown {
   teardown(fn: () => unknown): void;
 }
 

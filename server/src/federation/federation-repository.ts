@@ -46,7 +46,8 @@ export interface FederationRepository {
 const PERSON = `SELECT id, username, profile_picture_key AS pictureKey, is_private AS isPrivate, created_at AS createdAt,
     public_post_count AS publicPostCount, follower_count AS followerCount, following_count AS followingCount
   FROM users`;
-const SERVED = 'deleted_at IS NULL AND suspended_at IS NULL';
+/** Our own people (host null: not someone of another server we know), not removed, suspended or waiting. */
+const SERVED = 'host IS NULL AND deleted_at IS NULL AND suspended_at IS NULL';
 
 export function createFederationRepository(sqlite: Database.Database): FederationRepository {
   const byId = sqlite.prepare<[number], FederatedPerson>(`${PERSON} WHERE id = ? AND ${SERVED}`);

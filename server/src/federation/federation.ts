@@ -15,6 +15,8 @@ import { Temporal } from '@js-temporal/polyfill';
 import { LruMap } from '../kernel/lru.js';
 import { thumbKey } from '../kernel/storage/media-keys.js';
 import type { FederatedPerson, FederationRepository, KeyAlgorithm, StoredKeyPair } from './federation-repository.js';
+import { registerFollowInbox, type FollowBook } from './follow-activities.js';
+import type { RemoteActors } from './remote-actors.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
 export const INSTANCE_ACTOR = 'instance';
@@ -25,8 +27,9 @@ export const paths = {
   outbox: '/users/{identifier}/outbox',
   followers: '/users/{identifier}/followers',
   following: '/users/{identifier}/following',
-  /** Announced in every actor; answered from the next slice on (see plugin.ts): until then no route, so 404. */
+  /** Each person's inbox, and the shared one: Follow, Undo, Accept and Reject are handled (follow-activities.ts). */
   inbox: (identifier: string) => `/users/${identifier}/inbox`,
+  inboxTemplate: '/users/{identifier}/inbox',
   sharedInbox: '/inbox',
   instanceActor: '/actor',
   nodeInfo: '/nodeinfo/2.1',
@@ -43,6 +46,15 @@ export interface FederationDeps {
   software: { name: string; version: string };
   /** The instance's current name and whether anyone may join (registration's settings). */
   instance: () => { name: string; openRegistrations: boolean };
+  remoteActors: RemoteActors;
+  follows: FollowBook;
+  /**
+   * Fedify may reach private addresses: only when the operator listed hosts there
+   * (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests); our own check (remote-actors.ts, reachable)
+   * still refuses any other one we are handed.
+   */
+  allowPrivateAddress: boolean;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /** How long NodeInfo's figures are kept: the comment count scans posts, and crawlers ask often. */
@@ -65,6 +77,7 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     origin,
     // plugin.ts starts the queue once the server is ready and stops it when it closes.
     manuallyStartQueue: true,
+    allowPrivateAddress: deps.allowPrivateAddress,
     userAgent: { software: `${deps.software.name}/${deps.software.version}`, url: at('/') },
   });
 
@@ -143,6 +156,13 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
   federation
     .setFollowingDispatcher(paths.following, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
     .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null);
+
+  registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
+    remoteActors: deps.remoteActors,
+    follows: deps.follows,
+    isPerson: (identifier) => personOf(identifier) !== undefined,
+    log: deps.log,
+  });
 
   let nodeInfo: { at: number; counts: ReturnType<FederationRepository['nodeCounts']> } | null = null;
   federation.setNodeInfoDispatcher(paths.nodeInfo, (): NodeInfo => {

@@ -2,7 +2,9 @@ import type { Federation, KvStore, MessageQueue } from '@fedify/fedify';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { APP_VERSION } from '../kernel/version.js';
+import type { FederatedFollow } from '../social/follows-repository.js';
 import { createFederationRepository } from './federation-repository.js';
+import { createRemoteActors, reachable } from './remote-actors.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
 import { createSqliteMessageQueue } from './sqlite-message-queue.js';
 
@@ -10,6 +12,10 @@ export interface FederationHandle {
   federation: Federation<void>;
   kv: KvStore;
   queue: MessageQueue;
+  /** Tells the other servers of follows that cross servers, once their write has committed. */
+  deliver(follows: FederatedFollow | readonly FederatedFollow[] | undefined): Promise<void>;
+  /** A search term naming someone on another server: their name@host once found and kept, else null. */
+  lookup(term: string): Promise<string | null>;
 }
 
 declare module 'fastify' {
@@ -25,6 +31,10 @@ declare module 'fastify' {
  * (see below).
  */
 const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
+/** The inboxes, which take POSTs only. */
+const INBOX_PATH = /^(?:\/users\/[1-9][0-9]{0,14}\/inbox|\/inbox)$/;
+/** The most an inbox reads of one activity: Mastodon's own posts stay far below it. */
+const INBOX_MAX_BYTES = 256 * 1024;
 const PERSON_PATH = /^\/users\/([1-9][0-9]{0,14})$/;
 
 /** Fedify's "not mine": the request goes on to Fastify's routes (and, for these paths, its 404). */
@@ -42,10 +52,10 @@ const PASS = new Response(null, { status: 404 });
  * person's actor URL (text/html) is sent to their page in the app, and anything else it declines
  * falls through to the app.
  *
- * This slice serves; it does not listen. Actors announce their inbox and the shared inbox, but no
- * inbox route is registered until the next slice handles what arrives there, so a POST to one
- * answers 404 rather than a 202 that would silently drop a Follow. The queue (federation_queue)
- * runs from the start so that deliveries have a durable place to wait once there are any.
+ * The inboxes (a person's and the shared one) take POSTs: the raw body, at most INBOX_MAX_BYTES,
+ * goes to Fedify, which checks the signature, answers 202 and hands the activity to its listener
+ * (follow-activities.ts) through the queue (federation_queue), off the request path. The same
+ * queue delivers what we send, and retries it.
  */
 export default fp(
   async (fastify) => {
@@ -55,9 +65,16 @@ export default fp(
       return;
     }
     // Loaded only when on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-    const { buildFederation, paths } = await import('./federation.js');
+    const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }] = await Promise.all([
+      import('./federation.js'),
+      import('./follow-activities.js'),
+    ]);
     const origin = new URL(config.publicUrl).origin;
+    const { allowedPrivateHosts } = config.federation;
     const repository = createFederationRepository(database.sqlite);
+    const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
+    const { follows } = fastify;
+    follows.setOrigin(origin);
     const kv = createSqliteKvStore(database.sqlite);
     const queue = createSqliteMessageQueue(database.sqlite, {
       onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
@@ -72,8 +89,33 @@ export default fp(
         const settings = fastify.instanceSettings.get();
         return { name: settings.name, openRegistrations: settings.registrationMode === 'open' };
       },
+      remoteActors,
+      follows,
+      allowPrivateAddress: allowedPrivateHosts.length > 0,
+      log: fastify.log,
     });
-    fastify.decorate('federation', { federation, kv, queue });
+    const context = () => federation.createContext(new URL(origin), undefined);
+    fastify.decorate('federation', {
+      federation,
+      kv,
+      queue,
+      async deliver(items) {
+        if (items === undefined) return;
+        for (const item of Array.isArray(items) ? items : [items as FederatedFollow]) {
+          try {
+            await sendFollowActivity(context(), remoteActors, item);
+          } catch (err) {
+            // The follow is committed here; its delivery is what failed to be queued (logged, not the caller's error).
+            fastify.log.warn({ err, act: item.act }, 'federation: an activity could not be queued');
+          }
+        }
+      },
+      async lookup(term) {
+        const remote = remoteQuery(term);
+        if (!remote || !reachable(remote.host, allowedPrivateHosts)) return null;
+        return lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
+      },
+    } satisfies FederationHandle);
 
     /** A browser opening a person's actor URL: their page in the app. Otherwise on to the app's routes. */
     const browserPage = (path: string): Response => {
@@ -83,8 +125,16 @@ export default fp(
     };
 
     fastify.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET') return;
       const path = request.url.split('?')[0]!;
+      if (request.method === 'POST' && INBOX_PATH.test(path)) {
+        const body = await readBody(request);
+        if (body === null) {
+          return reply.code(413).send({ error: 'payload_too_large', message: `An activity must be at most ${INBOX_MAX_BYTES} bytes.` });
+        }
+        const response = await federation.fetch(toWebRequest(request, origin, body), { contextData: undefined });
+        return reply.send(response);
+      }
+      if (request.method !== 'GET') return;
       if (!FEDERATION_PATH.test(path)) return;
       const response = await federation.fetch(toWebRequest(request, origin), {
         contextData: undefined,
@@ -104,15 +154,32 @@ export default fp(
     });
     fastify.addHook('preClose', async () => stop.abort());
   },
-  { name: 'federation', dependencies: ['kernel', 'registration'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'social'] },
 );
 
-/** The request as Fedify reads it, under the public origin whatever Host it named (a GET: no body). */
-function toWebRequest(request: FastifyRequest, origin: string): Request {
+/**
+ * An inbox POST's raw bytes, as they came (the signature's digest covers them), or null past
+ * INBOX_MAX_BYTES: the rest is not read, and the connection is closed after the 413.
+ */
+async function readBody(request: FastifyRequest): Promise<Buffer | null> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > INBOX_MAX_BYTES) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw) {
+    size += (chunk as Buffer).length;
+    if (size > INBOX_MAX_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The request as Fedify reads it, under the public origin whatever Host it named, with an inbox POST's body. */
+function toWebRequest(request: FastifyRequest, origin: string, body?: Buffer): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.raw.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
-  return new Request(new URL(request.url, origin), { method: request.method, headers });
+  return new Request(new URL(request.url, origin), { method: request.method, headers, body });
 }

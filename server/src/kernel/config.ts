@@ -78,6 +78,12 @@ export interface Config {
 export interface FederationConfig {
   /** FEDERATION=on: the federation routes answer (WebFinger, NodeInfo, actors); off, none of them exists. */
   enabled: boolean;
+  /**
+   * FEDERATION_ALLOWED_PRIVATE_HOSTS: "host:port" entries (comma-separated) of servers on a private
+   * or loopback address that federation may reach, for tests and a developer's two servers on one
+   * machine. Empty (the default): no other server on a private address is ever reached.
+   */
+  allowedPrivateHosts: string[];
 }
 
 export const REGISTRATION_MODES = ['open', 'approval', 'invite', 'closed'] as const;
@@ -360,7 +366,16 @@ function federationConfig(env: Env, publicUrl: string): FederationConfig {
       );
     }
   }
-  return { enabled };
+  const allowedPrivateHosts = str(env, 'FEDERATION_ALLOWED_PRIVATE_HOSTS', '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  for (const host of allowedPrivateHosts) {
+    if (!/^[a-z0-9.-]+:[0-9]{1,5}$|^\[[0-9a-f:]+\]:[0-9]{1,5}$/.test(host)) {
+      throw new ConfigError(`FEDERATION_ALLOWED_PRIVATE_HOSTS takes host:port entries, like b.test:8443; got "${host}".`);
+    }
+  }
+  return { enabled, allowedPrivateHosts };
 }
 
 /** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */

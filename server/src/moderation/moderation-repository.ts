@@ -139,7 +139,7 @@ export function createModerationRepository(
     SELECT coalesce(suspension_reason, '') AS reason, suspended_at AS createdAt FROM users WHERE id = ? AND suspended_at IS NOT NULL`);
   const figures = sqlite.prepare<[], { users: number; posts: number; storageBytes: number; suspendedUsers: number; openReports: number }>(`
     SELECT
-      (SELECT count(*) FROM users WHERE deleted_at IS NULL) AS users,
+      (SELECT count(*) FROM users WHERE deleted_at IS NULL AND host IS NULL) AS users,
       (SELECT count(*) FROM posts WHERE is_profile_picture = 0) AS posts,
       (SELECT coalesce(sum(stored_bytes), 0) FROM posts) AS storageBytes,
       (SELECT count(*) FROM users WHERE suspended_at IS NOT NULL AND deleted_at IS NULL AND join_state IS NULL) AS suspendedUsers,

@@ -35,7 +35,12 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: Privacy, ...writeErrors },
       },
     },
-    async (request) => fastify.writes.run(() => fastify.follows.setPrivate(request.user.id, request.body.isPrivate)),
+    async (request) => {
+      const result = await fastify.writes.run(() => fastify.follows.setPrivate(request.user.id, request.body.isPrivate));
+      // Requests from other servers' people approved by going public: their servers are told.
+      await fastify.federation?.deliver(result.federate);
+      return result;
+    },
   );
 };
 

@@ -36,7 +36,13 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const term = request.query.username.trim();
       if (term.length === 0) throw badRequest('username must not be blank.');
       if (term.length > SEARCH_TERM_MAX) throw badRequest(`username must be at most ${SEARCH_TERM_MAX} characters.`);
-      return users.search(term, request.user).map((m) => ({ username: m.username, profilePictureUrl: pictureUrl(m.pictureKey) }));
+      const matches = users.search(term, request.user).map((m) => ({ username: m.username, profilePictureUrl: pictureUrl(m.pictureKey) }));
+      // "@name@host" or a profile's URL, with federation on: that person, found on their server, first.
+      const remote = await fastify.federation?.lookup(term);
+      if (!remote) return matches;
+      const found = users.search(remote, request.user).find((m) => m.username.toLowerCase() === remote.toLowerCase());
+      if (!found) return matches;
+      return [{ username: found.username, profilePictureUrl: pictureUrl(found.pictureKey) }, ...matches.filter((m) => m.username !== found.username)];
     },
   );
 };

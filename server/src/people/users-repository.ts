@@ -380,6 +380,9 @@ export function createUsersRepository(sqlite: Database.Database) {
      * user:add) the row is a member's.
      */
     upsertFromClaims(sub: string, claimedName: string, email: string | null, issuedAtSeconds?: number, admit?: () => Admission): AuthUser | null {
+      // "~" starts the subs this server makes itself (a removed account's tombstone, a person of
+      // another server: federation/remote-actors.ts), never a provider's: such a token signs no one in.
+      if (sub.startsWith('~')) return null;
       // Names from another provider may carry hidden characters: shown without them (kernel/text.ts).
       const username = PLAIN_NAME.test(claimedName) ? claimedName : cleanName(claimedName);
       // In ms, rounded down to the token's second: a token from the second of a deletion counts as older.

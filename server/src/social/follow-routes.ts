@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../kernel/errors.js';
+import type { FederatedFollow } from './follows-repository.js';
 import { FollowApproved, FollowDeclined, FollowRequests, Followers } from '../contract/answers.js';
 import { pictureUrl } from '../kernel/views.js';
 import { ErrorBody, errors, FollowState, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
@@ -21,12 +22,18 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
   );
 
+  // Someone on another server is told once the write has committed (federation/plugin.ts).
+  const delivered = async <T extends { federate?: FederatedFollow | FederatedFollow[] | undefined }>(result: T): Promise<T> => {
+    await fastify.federation?.deliver(result.federate);
+    return result;
+  };
+
   fastify.post('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
-    writes.run(() => follows.follow(request.user.id, request.params.username)),
+    delivered(await writes.run(() => follows.follow(request.user.id, request.params.username))),
   );
 
   fastify.delete('/account/:username/follow', { schema: { params: UsernameParams, response: responses } }, async (request) =>
-    writes.run(() => follows.unfollow(request.user.id, request.params.username)),
+    delivered(await writes.run(() => follows.unfollow(request.user.id, request.params.username))),
   );
 
   // Follow requests to the caller's private account (docs/api.md, "Private accounts").
@@ -44,14 +51,15 @@ const followRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post(
     '/follow-requests/:username/approve',
     { schema: { params: UsernameParams, response: { 200: FollowApproved, ...writeErrors, 409: ErrorBody } } },
-    async (request) => writes.run(() => follows.approve(request.user.id, request.params.username.trim())),
+    async (request) => delivered(await writes.run(() => follows.approve(request.user.id, request.params.username.trim()))),
   );
 
   fastify.delete(
     '/follow-requests/:username',
     { schema: { params: UsernameParams, response: { 200: FollowDeclined, ...writeErrors } } },
     async (request) => {
-      await writes.run(() => follows.decline(request.user.id, request.params.username.trim()));
+      const federate = await writes.run(() => follows.decline(request.user.id, request.params.username.trim()));
+      await delivered({ federate });
       return { declined: true as const };
     },
   );

@@ -8,7 +8,24 @@ export interface FollowState {
   /** The followee is private and has not answered the caller's follow request yet. */
   requested: boolean;
   followerCount: number;
+  /** For a person on another server: the activity to deliver now that this is committed (not part of the answer). */
+  federate?: FederatedFollow;
 }
+
+/**
+ * A follow that crosses servers, to be told to the other server once the write has committed
+ * (federation/plugin.ts delivers it): `follow` our Follow, `undo` its Undo, `accept` or `reject`
+ * our answer to theirs. `activityUri` is the Follow's id, which each of them names.
+ */
+export interface FederatedFollow {
+  act: 'follow' | 'undo' | 'accept' | 'reject';
+  followerId: number;
+  followeeId: number;
+  activityUri: string;
+}
+
+/** What a remote person's Follow of one of our people became (federation/federation.ts answers it). */
+export type IncomingFollow = 'accepted' | 'requested' | 'refused';
 
 /** A follow request waiting for the caller's approval. */
 export interface FollowRequestRow {
@@ -22,8 +39,9 @@ export interface FollowRequestRow {
  * transaction. Usernames are matched case-insensitively.
  */
 export function createFollowsRepository(sqlite: Database.Database, { counters, live }: Shared) {
-  const target = sqlite.prepare<[string], { id: number; isPrivate: number; followerCount: number }>(
-    'SELECT id, is_private AS isPrivate, follower_count AS followerCount FROM users WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL',
+  const target = sqlite.prepare<[string], { id: number; isPrivate: number; followerCount: number; remote: number }>(
+    `SELECT id, is_private AS isPrivate, follower_count AS followerCount, host IS NOT NULL AS remote FROM users
+     WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL`,
   );
   // Who blocked whom between the two, if anyone, by name first: a block by name forbids following
   // either way; one made on an anonymous post forbids its author to follow the blocker (and not
@@ -75,9 +93,33 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
   const clearRequests = sqlite.prepare<[number]>('DELETE FROM follow_requests WHERE target_id = ?');
   const setPrivate = sqlite.prepare<[number, number]>('UPDATE users SET is_private = ? WHERE id = ?');
   const isPrivate = sqlite.prepare<[number], number>('SELECT is_private FROM users WHERE id = ?').pluck();
-  const requester = sqlite.prepare<[string], { id: number; live: number }>(
-    'SELECT id, deleted_at IS NULL AND suspended_at IS NULL AS live FROM users WHERE username = ? COLLATE NOCASE',
+  const requester = sqlite.prepare<[string], { id: number; live: number; remote: number }>(
+    'SELECT id, deleted_at IS NULL AND suspended_at IS NULL AS live, host IS NOT NULL AS remote FROM users WHERE username = ? COLLATE NOCASE',
   );
+
+  // Follows across servers (federation/): the Follow activity's id behind each, either way.
+  const activityOf = sqlite.prepare<[number, number], string>(
+    'SELECT activity_uri FROM federation_follows WHERE follower_id = ? AND followee_id = ?',
+  ).pluck();
+  const keepActivity = sqlite.prepare<[number, number, string]>(
+    'INSERT OR REPLACE INTO federation_follows (follower_id, followee_id, activity_uri) VALUES (?, ?, ?)',
+  );
+  const forgetActivity = sqlite.prepare<[number, number], string>(
+    'DELETE FROM federation_follows WHERE follower_id = ? AND followee_id = ? RETURNING activity_uri',
+  ).pluck();
+  const remoteState = sqlite.prepare<[number], { live: number; remote: number; isPrivate: number; manual: number }>(`
+    SELECT u.deleted_at IS NULL AND u.suspended_at IS NULL AS live, u.host IS NOT NULL AS remote, u.is_private AS isPrivate,
+      COALESCE(r.manually_approves_followers, 0) AS manual
+    FROM users u LEFT JOIN remote_actors r ON r.user_id = u.id WHERE u.id = ?`);
+  const blockedEither = sqlite.prepare<{ a: number; b: number }, number>(
+    'SELECT 1 FROM blocks WHERE (blocker_id = @a AND blocked_id = @b) OR (blocker_id = @b AND blocked_id = @a) LIMIT 1',
+  ).pluck();
+  /** The id of a Follow this server sends: under the follower's actor, unique by followee and time. */
+  let origin = '';
+  const followActivityUri = (followerId: number, followeeId: number, at: number) => `${origin}/users/${followerId}#follows/${followeeId}/${at}`;
+  /** The Follow behind a cross-server follow: stored, or (a follow from before it was kept) one made up now. */
+  const takeActivity = (followerId: number, followeeId: number): string =>
+    forgetActivity.get(followerId, followeeId) ?? followActivityUri(followerId, followeeId, Date.now());
 
   /**
    * A follow made now, with its counters and a bell: the followee's ("started following you"), or,
@@ -91,22 +133,32 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
   };
 
   /** The waiting request from `username` to `me`, taken out of follow_requests; 404 when there is none. */
-  const takeRequest = (me: number, username: string): number => {
+  const takeRequest = (me: number, username: string): { id: number; remote: boolean } => {
     live.assert(me);
     const from = requester.get(username);
     const missing = () => notFound(`There is no follow request from "${username}".`);
     // Someone removed or suspended since asking is answered as if they had never asked.
     if (!from || from.live !== 1 || removeRequest.get(from.id, me) === undefined) throw missing();
-    return from.id;
+    return { id: from.id, remote: from.remote === 1 };
   };
+
+  /** A request from another server's person, answered: their server is told (the Follow stays kept while they follow). */
+  const answered = (act: 'accept' | 'reject', followerId: number, me: number): FederatedFollow => ({
+    act,
+    followerId,
+    followeeId: me,
+    activityUri: act === 'accept' ? (activityOf.get(followerId, me) ?? followActivityUri(followerId, me, 0)) : takeActivity(followerId, me),
+  });
 
   const approve = sqlite.transaction((me: number, username: string) => {
     const from = takeRequest(me, username);
-    return { followerCount: addFollow(from, me, true) };
+    const followerCount = addFollow(from.id, me, true);
+    return { followerCount, federate: from.remote ? answered('accept', from.id, me) : undefined };
   });
 
-  const decline = sqlite.transaction((me: number, username: string) => {
-    takeRequest(me, username);
+  const decline = sqlite.transaction((me: number, username: string): FederatedFollow | undefined => {
+    const from = takeRequest(me, username);
+    return from.remote ? answered('reject', from.id, me) : undefined;
   });
 
   // Public again: every waiting request is approved, oldest first, as Mastodon does when an account is unlocked.
@@ -114,16 +166,18 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     live.assert(me);
     setPrivate.run(makePrivate ? 1 : 0, me);
     let approved = 0;
+    const federate: FederatedFollow[] = [];
     if (!makePrivate) {
       for (const { requesterId } of pendingOf.all(me)) {
         if (following.get(requesterId, me) === undefined) {
           addFollow(requesterId, me, true);
           approved += 1;
+          if (remoteState.get(requesterId)?.remote === 1) federate.push(answered('accept', requesterId, me));
         }
       }
       clearRequests.run(me);
     }
-    return { isPrivate: makePrivate, approved };
+    return { isPrivate: makePrivate, approved, federate };
   });
 
   const change = sqlite.transaction((followerId: number, username: string, follow: boolean): FollowState => {
@@ -143,6 +197,18 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
       if (blocked?.byPost === 1) throw forbidden(`${username} has blocked you: you cannot follow them.`);
       if (blocked) throw conflict(`You blocked ${username}. Unblock them to follow.`);
     }
+    if (follow && followee.remote === 1) {
+      // Someone on another server: asked by a Follow, followed once their server accepts it.
+      if (origin === '') throw conflict('Federation is off on this server: people on other servers cannot be followed.');
+      if (following.get(followerId, followee.id) !== undefined) throw conflict('You already follow this user.');
+      const at = Date.now();
+      if (insertRequest.run(followerId, followee.id, at).changes === 0) throw conflict('You already asked to follow this user.');
+      const activityUri = followActivityUri(followerId, followee.id, at);
+      keepActivity.run(followerId, followee.id, activityUri);
+      return { following: false, requested: true, followerCount: followee.followerCount, federate: { act: 'follow', followerId, followeeId: followee.id, activityUri } };
+    }
+    const undo = (): FederatedFollow | undefined =>
+      followee.remote === 1 ? { act: 'undo', followerId, followeeId: followee.id, activityUri: takeActivity(followerId, followee.id) } : undefined;
     if (follow) {
       // A private account is asked instead; someone who already follows it stays a follower.
       if (followee.isPrivate === 1 && following.get(followerId, followee.id) === undefined) {
@@ -155,11 +221,12 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     }
     const removed = remove.get(followerId, followee.id);
     if (removed) {
-      return { following: false, requested: false, followerCount: counters.followRemoved(followerId, followee.id, removed.createdAt, removed.accepted === 1) };
+      const followerCount = counters.followRemoved(followerId, followee.id, removed.createdAt, removed.accepted === 1);
+      return { following: false, requested: false, followerCount, federate: undo() };
     }
     // Unfollowing someone the caller only asked to follow cancels the request.
     if (removeRequest.get(followerId, followee.id) !== undefined) {
-      return { following: false, requested: false, followerCount: followee.followerCount };
+      return { following: false, requested: false, followerCount: followee.followerCount, federate: undo() };
     }
     throw conflict('You do not follow this user.');
   });
@@ -180,7 +247,72 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     requestsEnded.run({ a, b });
   };
 
+  /**
+   * A Follow from `remoteId` (someone on another server) of our `localId`: accepted at once, a
+   * follow request for a private account, refused when a block stands between them or the person
+   * cannot be followed. Sent again (their server retrying), it changes nothing and is answered the same.
+   */
+  const followIn = sqlite.transaction((remoteId: number, localId: number, activityUri: string): IncomingFollow => {
+    const local = remoteState.get(localId);
+    const remote = remoteState.get(remoteId);
+    if (!local || local.live !== 1 || local.remote === 1 || !remote || remote.remote !== 1 || remote.live !== 1) return 'refused';
+    if (blockedEither.get({ a: remoteId, b: localId }) !== undefined) return 'refused';
+    keepActivity.run(remoteId, localId, activityUri);
+    if (following.get(remoteId, localId) !== undefined) return 'accepted';
+    if (local.isPrivate === 1) {
+      insertRequest.run(remoteId, localId, Date.now());
+      return 'requested';
+    }
+    addFollow(remoteId, localId);
+    return 'accepted';
+  });
+
+  /** Their Undo of that Follow: no longer a follower, or no longer asking. */
+  const undoIn = sqlite.transaction((remoteId: number, localId: number): boolean => {
+    forgetActivity.get(remoteId, localId);
+    const removed = remove.get(remoteId, localId);
+    if (removed) {
+      counters.followRemoved(remoteId, localId, removed.createdAt, removed.accepted === 1);
+      return true;
+    }
+    return removeRequest.get(remoteId, localId) !== undefined;
+  });
+
+  /**
+   * Their server accepted our `localId`'s Follow of `remoteId`: the request becomes a follow. Told
+   * "accepted your follow request" only when they approve by hand (a locked account); an open one
+   * accepts every Follow at once, which is no news.
+   */
+  const acceptedOut = sqlite.transaction((localId: number, remoteId: number): boolean => {
+    if (removeRequest.get(localId, remoteId) === undefined) return false;
+    const local = remoteState.get(localId);
+    if (!local || local.live !== 1) return false;
+    addFollow(localId, remoteId, remoteState.get(remoteId)?.manual === 1);
+    return true;
+  });
+
+  /** Their server rejected it, or ended the follow later (Mastodon's Reject of an accepted Follow). */
+  const rejectedOut = sqlite.transaction((localId: number, remoteId: number): boolean => {
+    forgetActivity.get(localId, remoteId);
+    const removed = remove.get(localId, remoteId);
+    if (removed) {
+      counters.followRemoved(localId, remoteId, removed.createdAt, removed.accepted === 1);
+      return true;
+    }
+    return removeRequest.get(localId, remoteId) !== undefined;
+  });
+
   return {
+    /** The origin our Follow activities' ids are built on (federation/plugin.ts sets it when federation is on). */
+    setOrigin(value: string): void {
+      origin = value;
+    },
+    followIn: (remoteId: number, localId: number, activityUri: string) => followIn.immediate(remoteId, localId, activityUri),
+    undoIn: (remoteId: number, localId: number) => undoIn.immediate(remoteId, localId),
+    acceptedOut: (localId: number, remoteId: number) => acceptedOut.immediate(localId, remoteId),
+    rejectedOut: (localId: number, remoteId: number) => rejectedOut.immediate(localId, remoteId),
+    /** The Follow activity id behind a cross-server follow or request, if kept. */
+    followActivity: (followerId: number, followeeId: number): string | undefined => activityOf.get(followerId, followeeId),
     follow: (followerId: number, username: string) => change.immediate(followerId, username, true),
     /** The follow requests waiting for `me`'s answer, oldest first. */
     requestsTo: (me: number): FollowRequestRow[] => requests.all(me),

@@ -72,6 +72,14 @@ export const users = sqliteTable(
     inviteId: integer('invite_id'),
     /** "Always show sensitive photos" on the account page: posts marked sensitive come unblurred to this person. */
     showSensitive: integer('show_sensitive').notNull().default(0),
+    /**
+     * Null for a person of this server. For a person of another server (federation, migration 0031):
+     * their host (with a port when not 443), and `username` is `name@host`, a name no one here can
+     * take (local names have no "@"). Such a row never signs in (its sub is "~remote:" and their
+     * actor's id, never a provider's), is never served as one of our actors, and counts nowhere
+     * this server's own people are counted. remote_actors holds the rest of what we know of them.
+     */
+    host: text('host'),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -733,4 +741,48 @@ export const federationQueue = sqliteTable(
     claimedAt: integer('claimed_at'),
   },
   (t) => [index('federation_queue_ready_idx').on(t.runAt, t.id).where(sql`${t.claimedAt} IS NULL`)],
+);
+
+/**
+ * What this server knows of a person on another server (federation/remote-actors.ts), one row per
+ * users row whose host is set: their actor's id and where to deliver to them. Refreshed when they
+ * are looked up again or send us an activity and the copy is a day old.
+ */
+export const remoteActors = sqliteTable(
+  'remote_actors',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The actor's id (an https URL, or http on a loopback test server). */
+    uri: text('uri').notNull(),
+    inbox: text('inbox').notNull(),
+    sharedInbox: text('shared_inbox'),
+    /** Their profile page on their server. */
+    url: text('url'),
+    /** They approve their followers by hand (a locked account). */
+    manuallyApprovesFollowers: integer('manually_approves_followers').notNull().default(0),
+    fetchedAt: integer('fetched_at').notNull(),
+  },
+  (t) => [uniqueIndex('remote_actors_uri_unique').on(t.uri)],
+);
+
+/**
+ * The Follow activity behind a follow or a follow request that crosses servers, either way
+ * (federation/federation-follows.ts): its id, which Accept, Reject and Undo name. Ours are
+ * `<actor>#follows/<followee>/<time>`; theirs are whatever their server gave. Removed with the
+ * follow or the request. WITHOUT ROWID (migration 0031).
+ */
+export const federationFollows = sqliteTable(
+  'federation_follows',
+  {
+    followerId: integer('follower_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    followeeId: integer('followee_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    activityUri: text('activity_uri').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.followerId, t.followeeId] })],
 );

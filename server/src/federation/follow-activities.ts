@@ -1,0 +1,198 @@
+import type { Context, Federation, InboxContext } from '@fedify/fedify';
+import { Accept, Follow, isActor, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
+import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
+import { RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
+
+/** What the follows repository does for a follow that crosses servers (social/follows-repository.ts). */
+export interface FollowBook {
+  followIn(remoteId: number, localId: number, activityUri: string): IncomingFollow;
+  undoIn(remoteId: number, localId: number): boolean;
+  acceptedOut(localId: number, remoteId: number): boolean;
+  rejectedOut(localId: number, remoteId: number): boolean;
+}
+
+export interface FollowActivitiesDeps {
+  remoteActors: RemoteActors;
+  follows: FollowBook;
+  /** Whether a Fedify identifier is one of our people (not the instance actor, not removed or suspended). */
+  isPerson(identifier: string): boolean;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** Ours are `<origin>/users/<follower>#follows/<followee>/<ms>` (follows-repository.ts): the two ids in them. */
+const OUR_FOLLOW = /^\/users\/([1-9][0-9]{0,14})$/;
+const OUR_FOLLOW_FRAGMENT = /^#follows\/([1-9][0-9]{0,14})\/[0-9]+$/;
+
+/** What we keep of a remote actor: the parts its document must have for us to follow or be followed by them. */
+export function actorInput(actor: Actor): RemoteActorInput | null {
+  const name = actor.preferredUsername?.toString();
+  if (!actor.id || !actor.inboxId || !name) return null;
+  return {
+    uri: actor.id,
+    name,
+    inbox: actor.inboxId,
+    sharedInbox: actor.endpoints?.sharedInbox ?? null,
+    url: actor.url instanceof URL ? actor.url : (actor.url?.href ?? null),
+    manuallyApprovesFollowers: actor.manuallyApprovesFollowers === true,
+  };
+}
+
+/**
+ * Follows across servers (issue 49, items 2 and 3): the inbox listeners for Follow, Undo of a
+ * Follow, Accept and Reject, and what we send. Fedify has verified each activity's signature and
+ * that its signer is its actor before a listener runs, and runs listeners from the queue, off the
+ * request path. A listener that finds nothing to do returns quietly: the sender gets its 202 either
+ * way, and an error here would only make it retry.
+ */
+export function registerFollowInbox(federation: Federation<void>, inboxPath: `${string}{identifier}${string}`, sharedInboxPath: string, deps: FollowActivitiesDeps) {
+  const { remoteActors, follows, log } = deps;
+
+  /** The remote actor who sent `activity`, as a users row; null for one we do not take. */
+  const senderOf = async (ctx: InboxContext<void>, activity: Follow | Undo | Accept | Reject): Promise<{ id: number; actor: Actor } | null> => {
+    const actor = await activity.getActor({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
+    const input = actor && isActor(actor) ? actorInput(actor) : null;
+    if (!actor || !input || ctx.parseUri(input.uri) !== null) return null;
+    try {
+      return { id: remoteActors.upsert(input), actor };
+    } catch (err) {
+      if (err instanceof RemoteActorRefused) {
+        log.info({ actor: input.uri.href, reason: err.message }, 'federation: an activity from an actor we do not take');
+        return null;
+      }
+      throw err;
+    }
+  };
+
+  /** Our person a Follow names, by their actor's id; null for anyone else (the instance actor, someone gone). */
+  const ourPerson = (ctx: Context<void>, uri: URL | null): number | null => {
+    const parsed = uri ? ctx.parseUri(uri) : null;
+    if (parsed?.type !== 'actor' || !deps.isPerson(parsed.identifier)) return null;
+    return Number(parsed.identifier);
+  };
+
+  /** Our Follow an Accept or a Reject answers: its follower (ours) and followee (theirs), from its id. */
+  const ourFollow = (ctx: Context<void>, id: URL | null): { followerId: number; followeeId: number } | null => {
+    if (!id || id.origin !== ctx.origin) return null;
+    const follower = OUR_FOLLOW.exec(id.pathname)?.[1];
+    const followee = OUR_FOLLOW_FRAGMENT.exec(id.hash)?.[1];
+    return follower && followee ? { followerId: Number(follower), followeeId: Number(followee) } : null;
+  };
+
+  federation
+    .setInboxListeners(inboxPath, sharedInboxPath)
+    .on(Follow, async (ctx, follow) => {
+      const localId = ourPerson(ctx, follow.objectId);
+      if (!follow.id || localId === null) return;
+      const sender = await senderOf(ctx, follow);
+      if (!sender) return;
+      const outcome = follows.followIn(sender.id, localId, follow.id.href);
+      if (outcome === 'requested') return;
+      const identifier = String(localId);
+      const answer = { id: new URL(`${ctx.getActorUri(identifier).href}#${outcome}/${Date.now()}`), actor: ctx.getActorUri(identifier), object: follow };
+      await ctx.sendActivity({ identifier }, sender.actor, outcome === 'accepted' ? new Accept(answer) : new Reject(answer));
+    })
+    .on(Undo, async (ctx, undo) => {
+      const object = await undo.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
+      if (!(object instanceof Follow) || object.actorId?.href !== undo.actorId?.href) return;
+      const localId = ourPerson(ctx, object.objectId);
+      const remoteId = undo.actorId ? remoteActors.idOf(undo.actorId) : undefined;
+      if (localId === null || remoteId === undefined) return;
+      follows.undoIn(remoteId, localId);
+    })
+    .on(Accept, async (ctx, accept) => answered(ctx, accept, 'accept'))
+    .on(Reject, async (ctx, reject) => answered(ctx, reject, 'reject'))
+    .onError((_ctx, error) => {
+      log.warn({ err: error }, 'federation: an incoming activity failed');
+    });
+
+  /** Their answer to one of our Follows, from the person it asked (the answer's signer is its actor). */
+  function answered(ctx: InboxContext<void>, activity: Accept | Reject, act: 'accept' | 'reject'): void {
+    const ours = ourFollow(ctx, activity.objectId);
+    const remoteId = activity.actorId ? remoteActors.idOf(activity.actorId) : undefined;
+    if (!ours || remoteId === undefined || ours.followeeId !== remoteId) return;
+    if (act === 'accept') follows.acceptedOut(ours.followerId, remoteId);
+    else follows.rejectedOut(ours.followerId, remoteId);
+  }
+}
+
+/**
+ * Tells the other server of a follow that crosses servers, once the write is committed: our
+ * Follow, its Undo (with the Follow embedded, as Mastodon expects), or our Accept or Reject of
+ * theirs. Fedify signs and enqueues it (federation_queue), and the queue delivers and retries.
+ */
+export async function sendFollowActivity(ctx: Context<void>, remoteActors: RemoteActors, f: FederatedFollow): Promise<void> {
+  const ours = f.act === 'follow' || f.act === 'undo' ? f.followerId : f.followeeId;
+  const theirs = f.act === 'follow' || f.act === 'undo' ? f.followeeId : f.followerId;
+  const them = remoteActors.recipient(theirs);
+  if (!them) return;
+  const identifier = String(ours);
+  const me = ctx.getActorUri(identifier);
+  const recipient: Recipient = { id: new URL(them.uri), inboxId: new URL(them.inbox), endpoints: null };
+  const followActivity =
+    f.act === 'follow' || f.act === 'undo'
+      ? new Follow({ id: new URL(f.activityUri), actor: me, object: new URL(them.uri) })
+      : new Follow({ id: new URL(f.activityUri), actor: new URL(them.uri), object: me });
+  const at = Date.now();
+  const activity =
+    f.act === 'follow'
+      ? followActivity
+      : f.act === 'undo'
+        ? new Undo({ id: new URL(`${me.href}#undo/${theirs}/${at}`), actor: me, object: followActivity })
+        : new (f.act === 'accept' ? Accept : Reject)({ id: new URL(`${me.href}#${f.act === 'accept' ? 'accepted' : 'refused'}/${at}`), actor: me, object: followActivity });
+  await ctx.sendActivity({ identifier }, recipient, activity);
+}
+
+/** `@name@host` (or `name@host`, `acct:name@host`) and `https://host/...`: what search resolves on other servers. */
+const HANDLE = /^(?:acct:)?@?([A-Za-z0-9_][A-Za-z0-9_.-]{0,63})@([A-Za-z0-9.-]+(?::[0-9]{1,5})?)$/;
+
+/** A search term naming someone on another server, as the URL its host is checked by; null for a local search. */
+export function remoteQuery(term: string): { query: string; host: URL } | null {
+  const handle = HANDLE.exec(term);
+  if (handle) {
+    try {
+      return { query: `@${handle[1]}@${handle[2]}`, host: new URL(`https://${handle[2]}/`) };
+    } catch {
+      return null;
+    }
+  }
+  if (!/^https?:\/\//i.test(term)) return null;
+  try {
+    const url = new URL(term);
+    return { query: url.href, host: url };
+  } catch {
+    return null;
+  }
+}
+
+/** How long a search waits for another server: a dead one must not hold the search screen. */
+const LOOKUP_TIMEOUT_MS = 8_000;
+
+/**
+ * Finds a person on another server by handle (WebFinger, over https) or by their actor's or
+ * profile's URL, signed by our instance actor (servers with authorized fetch ask for it), and
+ * keeps them as a users row: their `name@host`, or null when nothing usable is found there.
+ */
+export async function lookupRemotePerson(
+  ctx: Context<void>,
+  remoteActors: RemoteActors,
+  term: { query: string },
+  instanceActor: string,
+): Promise<string | null> {
+  const documentLoader = await ctx.getDocumentLoader({ identifier: instanceActor });
+  let object: unknown;
+  try {
+    object = await ctx.lookupObject(term.query, { documentLoader, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+  } catch {
+    return null;
+  }
+  if (!isActor(object)) return null;
+  const input = actorInput(object);
+  if (!input || ctx.parseUri(input.uri) !== null) return null;
+  try {
+    remoteActors.upsert(input);
+  } catch (err) {
+    if (err instanceof RemoteActorRefused) return null;
+    throw err;
+  }
+  return remoteActors.usernameOf(input.uri) ?? null;
+}

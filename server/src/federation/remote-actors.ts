@@ -1,0 +1,136 @@
+import type Database from 'better-sqlite3';
+
+/** A person on another server as their actor document describes them (federation.ts reads it with Fedify). */
+export interface RemoteActorInput {
+  /** The actor's id. */
+  uri: URL;
+  /** Their preferredUsername. */
+  name: string;
+  inbox: URL;
+  sharedInbox: URL | null;
+  /** Their profile page on their server. */
+  url: URL | null;
+  manuallyApprovesFollowers: boolean;
+}
+
+/** Where to deliver to a person on another server (Fedify's Recipient). */
+export interface RemoteRecipient {
+  userId: number;
+  uri: string;
+  inbox: string;
+  sharedInbox: string | null;
+}
+
+/** Why a remote actor was not taken: federation.ts logs it and answers nothing for them. */
+export class RemoteActorRefused extends Error {}
+
+/** Names other servers give their people that we show as `name@host`: Mastodon's, Pixelfed's and dotted ones. */
+const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Checks a URL another server gave us before we ever fetch or deliver to it: https, or http only
+ * on a host:port the operator listed (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests), and no literal
+ * private, loopback or link-local address unless listed. Fedify's own check (its default, which
+ * plugin.ts keeps unless that list is set) also resolves names; issue 50 narrows that list's
+ * opening to exactly the listed hosts for every fetch.
+ */
+export function reachable(url: URL, allowedPrivateHosts: readonly string[]): boolean {
+  const listed = allowedPrivateHosts.includes(url.host.toLowerCase()) ||
+    allowedPrivateHosts.includes(`${url.hostname.toLowerCase()}:${url.protocol === 'https:' ? 443 : 80}`);
+  if (listed) return url.protocol === 'https:' || url.protocol === 'http:';
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') return false;
+  return !privateLiteral(url.hostname);
+}
+
+/** A host that is an IP literal in a private, loopback, link-local or unspecified range, or "localhost". */
+function privateLiteral(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+  }
+  if (host.includes(':')) {
+    // IPv6: loopback, unspecified, unique-local, link-local, and IPv4-mapped addresses (judged as such).
+    if (host === '::1' || host === '::') return true;
+    if (/^f[cd]/.test(host) || /^fe[89ab]/.test(host)) return true;
+    const mapped = /^::ffff:(.+)$/.exec(host);
+    if (mapped) return mapped[1]!.includes('.') ? privateLiteral(mapped[1]!) : true;
+    return false;
+  }
+  return false;
+}
+
+/**
+ * People of other servers as users rows (users.host set, migration 0031) with their actor in
+ * remote_actors: follows, follow requests and notifications then work for them as for anyone,
+ * and every place that lists or counts this server's own people leaves them out by host.
+ */
+export function createRemoteActors(sqlite: Database.Database, allowedPrivateHosts: readonly string[]) {
+  const byUri = sqlite.prepare<[string], { userId: number; username: string }>(
+    'SELECT r.user_id AS userId, u.username FROM remote_actors r JOIN users u ON u.id = r.user_id WHERE r.uri = ?',
+  );
+  const nameHolder = sqlite.prepare<[string], { id: number; host: string | null }>(
+    'SELECT id, host FROM users WHERE username = ? COLLATE NOCASE',
+  );
+  const renameGone = sqlite.prepare<[number]>(`UPDATE users SET username = username || '~' || id WHERE id = ?`);
+  const insertUser = sqlite.prepare<[string, string, number, string], { id: number }>(
+    'INSERT INTO users (sub, username, created_at, host) VALUES (?, ?, ?, ?) RETURNING id',
+  );
+  const renameUser = sqlite.prepare<[string, number]>('UPDATE users SET username = ? WHERE id = ?');
+  const upsertActor = sqlite.prepare<[number, string, string, string | null, string | null, number, number]>(`
+    INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, url, manually_approves_followers, fetched_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (user_id) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox, url = excluded.url,
+      manually_approves_followers = excluded.manually_approves_followers, fetched_at = excluded.fetched_at`);
+  const recipient = sqlite.prepare<[number], RemoteRecipient>(
+    'SELECT user_id AS userId, uri, inbox, shared_inbox AS sharedInbox FROM remote_actors WHERE user_id = ?',
+  );
+  const uriOf = sqlite.prepare<[number], string>('SELECT uri FROM remote_actors WHERE user_id = ?').pluck();
+
+  /** The name of a taken `name@host` freed for a newer actor of that host (the old one was removed there and made again). */
+  const take = (username: string): void => {
+    const holder = nameHolder.get(username);
+    if (!holder) return;
+    if (holder.host === null) throw new RemoteActorRefused(`the name ${username} belongs to a person of this server`);
+    renameGone.run(holder.id);
+  };
+
+  const upsert = sqlite.transaction((actor: RemoteActorInput): number => {
+    const uri = actor.uri.href;
+    if (!REMOTE_NAME.test(actor.name)) throw new RemoteActorRefused(`an unusable name: ${JSON.stringify(actor.name.slice(0, 80))}`);
+    for (const url of [actor.uri, actor.inbox, actor.sharedInbox]) {
+      if (url && !reachable(url, allowedPrivateHosts)) throw new RemoteActorRefused(`an address we do not reach: ${url.href}`);
+    }
+    // Their inboxes are on their own server: an actor cannot have us deliver to a third one.
+    if (actor.inbox.host !== actor.uri.host) throw new RemoteActorRefused(`an inbox on another host: ${actor.inbox.href}`);
+    const host = actor.uri.host.toLowerCase();
+    const username = `${actor.name}@${host}`;
+    const at = Date.now();
+    let userId = byUri.get(uri)?.userId;
+    if (userId === undefined) {
+      take(username);
+      userId = insertUser.get(`~remote:${uri}`, username, at, host)!.id;
+    } else if (byUri.get(uri)!.username !== username) {
+      take(username);
+      renameUser.run(username, userId);
+    }
+    upsertActor.run(userId, uri, actor.inbox.href, actor.sharedInbox?.href ?? null, actor.url?.href ?? null, actor.manuallyApprovesFollowers ? 1 : 0, at);
+    return userId;
+  });
+
+  return {
+    /** The users row for this actor, made or brought up to date; throws RemoteActorRefused for one we do not take. */
+    upsert: (actor: RemoteActorInput): number => upsert.immediate(actor),
+    /** The users.id of a known remote actor. */
+    idOf: (uri: URL | string): number | undefined => byUri.get(typeof uri === 'string' ? uri : uri.href)?.userId,
+    /** Their username (name@host), for the app to open their profile. */
+    usernameOf: (uri: URL | string): string | undefined => byUri.get(typeof uri === 'string' ? uri : uri.href)?.username,
+    recipient: (userId: number): RemoteRecipient | undefined => recipient.get(userId),
+    uriOf: (userId: number): string | undefined => uriOf.get(userId),
+  };
+}
+
+export type RemoteActors = ReturnType<typeof createRemoteActors>;
