@@ -133,6 +133,8 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
         <Avatar name={name} pictureUrl={summary.profilePictureUrl} size={88} fallbackMug />
         <div className={styles.info}>
           <h1 className={styles.name}>{name}</h1>
+          {/* Someone of another server (name@host, issue 49): where their account lives. */}
+          {remoteHost(name) && <p className={styles.host}>On {remoteHost(name)}</p>}
           <ProfileStats
             className={styles.stats}
             figures={[
@@ -200,3 +202,9 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     </div>
   );
 });
+
+/** The host of a person of another server (their name is name@host); null for someone of this server. */
+function remoteHost(username: string): string | null {
+  const at = username.indexOf('@');
+  return at > 0 ? username.slice(at + 1) : null;
+}
