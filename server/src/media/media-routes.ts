@@ -5,9 +5,14 @@ import { Type } from 'typebox';
 import { PresignedUpload, StorageUse, UploadReceived } from '../contract/answers.js';
 import { ErrorBody, notFound } from '../kernel/errors.js';
 import type { MediaService } from './media-service.js';
+import { displayJpeg } from './images/pipeline.js';
+import type { Limiter } from './images/limiter.js';
+import { LruMap } from '../kernel/lru.js';
 
 export interface MediaRoutesOptions {
   service: MediaService;
+  /** Where image work waits its turn (media/plugin.ts): a JPEG is made there too. */
+  limiter: Limiter;
 }
 
 /**
@@ -17,10 +22,14 @@ export interface MediaRoutesOptions {
  */
 const apiErrors = { '4xx': ErrorBody, '5xx': ErrorBody } as const;
 const MEDIA_PATH = /^([A-Za-z0-9_-]{22})\/(display|medium|thumb|blur)\.webp$/;
+/** The display rendition as JPEG, for other servers (images/pipeline.ts, displayJpeg). */
+const JPEG_PATH = /^([A-Za-z0-9_-]{22})\/display\.jpg$/;
+/** JPEGs made lately: a post delivered to many servers is fetched by each of them within minutes. */
+const JPEG_CACHE = 16;
 
 // The writes here share the API's per-user write budget, which kernel/security.ts
 // sets on every write route under /api/ (one mechanism, in one place).
-const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service }) => {
+const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service, limiter }) => {
   const fastify = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   fastify.post(
@@ -58,6 +67,15 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
   // Processed images only; the strict pattern leaves no room for traversal, and raw uploads have no route.
   fastify.get('/media/*', { config: { rateLimit: false } }, async (request, reply) => {
     const path = (request.params as { '*': string })['*'];
+    const jpeg = JPEG_PATH.exec(path);
+    if (jpeg) {
+      const made = await jpegOf(jpeg[1]!);
+      if (!made) throw notFound('No such image.');
+      return reply
+        .header('content-type', 'image/jpeg')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(made);
+    }
     const match = MEDIA_PATH.exec(path);
     if (!match) throw notFound('No such image.');
     const key = `media/${match[1]}/${match[2]}.webp`;
@@ -69,6 +87,25 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
       .header('cache-control', 'public, max-age=31536000, immutable')
       .send(found.stream);
   });
+
+  const jpegs = new LruMap<string, Promise<Buffer | null>>(JPEG_CACHE);
+  /** The JPEG of a photo's display rendition; null when there is no such photo. One making per photo at a time. */
+  function jpegOf(mediaKey: string): Promise<Buffer | null> {
+    let made = jpegs.get(mediaKey);
+    if (!made) {
+      made = (async () => {
+        const found = await service.openMedia(`media/${mediaKey}/display.webp`);
+        if (!found) return null;
+        const chunks: Buffer[] = [];
+        for await (const chunk of found.stream) chunks.push(chunk as Buffer);
+        return limiter.run(() => displayJpeg(Buffer.concat(chunks)));
+      })();
+      // Kept only when made: a missing photo or a full limiter (503) is asked again next time.
+      made.then((b) => b === null && jpegs.delete(mediaKey), () => jpegs.delete(mediaKey));
+      jpegs.set(mediaKey, made);
+    }
+    return made;
+  }
 
   // The local driver's presigned PUT. Its own context, so the body parser that
   // leaves the stream untouched applies to this route only.

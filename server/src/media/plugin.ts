@@ -64,7 +64,7 @@ export default fp(
       await running?.catch(() => {});
     });
 
-    await fastify.register(mediaRoutes, { service });
+    await fastify.register(mediaRoutes, { service, limiter });
   },
   { name: 'media', dependencies: ['kernel', 'people'] },
 );

@@ -124,3 +124,12 @@ export async function processImage(input: Readable, opts: PipelineOptions): Prom
     throw notAnImage();
   }
 }
+
+/**
+ * A JPEG of a display rendition, for other servers (federation): Pixelfed takes JPEG, PNG and
+ * GIF by default and drops a post whose photos it cannot take. Made when asked for, not stored:
+ * a stored copy would outlive the post (removal deletes the renditions it knows by name).
+ */
+export async function displayJpeg(webp: Buffer): Promise<Buffer> {
+  return sharp(webp, { limitInputPixels: DISPLAY_MAX * DISPLAY_MAX }).jpeg({ quality: 85, progressive: true }).toBuffer();
+}
