@@ -17,6 +17,8 @@ import { thumbKey } from '../kernel/storage/media-keys.js';
 import type { FederatedPerson, FederationRepository, KeyAlgorithm, StoredKeyPair } from './federation-repository.js';
 import { registerFollowInbox, type FollowBook } from './follow-activities.js';
 import type { RemoteActors } from './remote-actors.js';
+import type { FederatedPostsRepository } from './federated-posts-repository.js';
+import { createOf, registerPostObjects } from './post-activities.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
 export const INSTANCE_ACTOR = 'instance';
@@ -48,6 +50,7 @@ export interface FederationDeps {
   instance: () => { name: string; openRegistrations: boolean };
   remoteActors: RemoteActors;
   follows: FollowBook;
+  posts: FederatedPostsRepository;
   /**
    * Fedify may reach private addresses: only when the operator listed hosts there
    * (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests); our own check (remote-actors.ts, reachable)
@@ -56,6 +59,9 @@ export interface FederationDeps {
   allowPrivateAddress: boolean;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
+
+/** Posts in a page of a person's outbox. */
+const OUTBOX_PAGE = 20;
 
 /** How long NodeInfo's figures are kept: the comment count scans posts, and crawlers ask often. */
 const NODEINFO_TTL_MS = 5 * 60_000;
@@ -144,11 +150,26 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     });
   }
 
-  // Outbox, followers and following give their counts, which every profile shows, and no items:
-  // posts federate from the next slice on (their Create activities will be listed then), and who
-  // follows whom the app shows only to signed-in people.
+  // The outbox lists a public account's named posts as their Create activities, newest first, in
+  // pages (a private account's posts are for its followers: an empty list). Followers and
+  // following give their counts, which every profile shows, and no items: who follows whom the
+  // app shows only to signed-in people.
   federation
-    .setOutboxDispatcher(paths.outbox, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
+    .setOutboxDispatcher(paths.outbox, (ctx, identifier, cursor) => {
+      const person = personOf(identifier);
+      if (!person || cursor === null) return null;
+      if (person.isPrivate === 1) return { items: [], nextCursor: null };
+      const at = /^([0-9]{1,15})\.([0-9]{1,15})$/.exec(cursor);
+      const before = at ? { at: Number(at[1]), id: Number(at[2]) } : { at: Number.MAX_SAFE_INTEGER, id: 0 };
+      const page = deps.posts.outboxPage(person.id, before, OUTBOX_PAGE);
+      const items = page.flatMap(({ id }) => {
+        const post = deps.posts.post(id);
+        return post && post.shareable === 1 ? [createOf(ctx, post, deps.posts, origin)] : [];
+      });
+      const last = page.at(-1);
+      return { items, nextCursor: page.length === OUTBOX_PAGE && last ? `${last.createdAt}.${last.id}` : null };
+    })
+    .setFirstCursor(() => 'newest')
     .setCounter((_ctx, identifier) => personOf(identifier)?.publicPostCount ?? null);
   federation
     .setFollowersDispatcher(paths.followers, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
@@ -157,6 +178,7 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     .setFollowingDispatcher(paths.following, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
     .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null);
 
+  registerPostObjects(federation, { origin, repo: deps.posts, log: deps.log });
   registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
     remoteActors: deps.remoteActors,
     follows: deps.follows,

@@ -5,6 +5,7 @@ import { APP_VERSION } from '../kernel/version.js';
 import type { FederatedFollow } from '../social/follows-repository.js';
 import { createFederationRepository } from './federation-repository.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
+import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
 import { createSqliteMessageQueue } from './sqlite-message-queue.js';
 
@@ -30,12 +31,16 @@ declare module 'fastify' {
  * that is not one of these never pays for building a Request. Inboxes are not among them yet
  * (see below).
  */
-const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
+const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|posts\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
 /** The inboxes, which take POSTs only. */
 const INBOX_PATH = /^(?:\/users\/[1-9][0-9]{0,14}\/inbox|\/inbox)$/;
 /** The most an inbox reads of one activity: Mastodon's own posts stay far below it. */
 const INBOX_MAX_BYTES = 256 * 1024;
 const PERSON_PATH = /^\/users\/([1-9][0-9]{0,14})$/;
+/** A post's object: a deleted one that other servers had answers 410 Gone, as Mastodon's do. */
+const POST_OBJECT_PATH = /^\/users\/[1-9][0-9]{0,14}\/posts\/([1-9][0-9]{0,14})$/;
+/** How often the post worker looks for events when no write woke it (post-activities.ts). */
+const POST_EVENTS_POLL_MS = 1_000;
 
 /** Fedify's "not mine": the request goes on to Fastify's routes (and, for these paths, its 404). */
 const PASS = new Response(null, { status: 404 });
@@ -55,7 +60,9 @@ const PASS = new Response(null, { status: 404 });
  * The inboxes (a person's and the shared one) take POSTs: the raw body, at most INBOX_MAX_BYTES,
  * goes to Fedify, which checks the signature, answers 202 and hands the activity to its listener
  * (follow-activities.ts) through the queue (federation_queue), off the request path. The same
- * queue delivers what we send, and retries it.
+ * queue delivers what we send, and retries it. Our posts go out from federation_post_events,
+ * which triggers on posts fill in the write's own transaction (post-activities.ts); a timer
+ * drains it every POST_EVENTS_POLL_MS.
  */
 export default fp(
   async (fastify) => {
@@ -65,14 +72,13 @@ export default fp(
       return;
     }
     // Loaded only when on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-    const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }] = await Promise.all([
-      import('./federation.js'),
-      import('./follow-activities.js'),
-    ]);
+    const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }] =
+      await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js')]);
     const origin = new URL(config.publicUrl).origin;
     const { allowedPrivateHosts } = config.federation;
     const repository = createFederationRepository(database.sqlite);
     const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
+    const posts = createFederatedPostsRepository(database.sqlite);
     const { follows } = fastify;
     follows.setOrigin(origin);
     const kv = createSqliteKvStore(database.sqlite);
@@ -91,10 +97,12 @@ export default fp(
       },
       remoteActors,
       follows,
+      posts,
       allowPrivateAddress: allowedPrivateHosts.length > 0,
       log: fastify.log,
     });
     const context = () => federation.createContext(new URL(origin), undefined);
+    const postDelivery = createPostDelivery(federation, { origin, repo: posts, log: fastify.log });
     fastify.decorate('federation', {
       federation,
       kv,
@@ -136,6 +144,10 @@ export default fp(
       }
       if (request.method !== 'GET') return;
       if (!FEDERATION_PATH.test(path)) return;
+      const postId = POST_OBJECT_PATH.exec(path)?.[1];
+      if (postId !== undefined && posts.federated(Number(postId))?.deletedAt) {
+        return reply.code(410).send({ error: 'gone', message: 'This post was deleted.' });
+      }
       const response = await federation.fetch(toWebRequest(request, origin), {
         contextData: undefined,
         onNotFound: () => PASS,
@@ -147,12 +159,18 @@ export default fp(
 
     // The queue's worker: started once the server is ready, stopped before the database closes.
     const stop = new AbortController();
+    let postTimer: NodeJS.Timeout | undefined;
     fastify.addHook('onReady', async () => {
       federation.startQueue(undefined, { signal: stop.signal }).catch((err: unknown) => {
         if (!stop.signal.aborted) fastify.log.error({ err }, 'federation: the queue stopped');
       });
+      postTimer = setInterval(() => void postDelivery.drain(), POST_EVENTS_POLL_MS).unref();
     });
-    fastify.addHook('preClose', async () => stop.abort());
+    fastify.addHook('preClose', async () => {
+      clearInterval(postTimer);
+      await postDelivery.drain().catch(() => {});
+      stop.abort();
+    });
   },
   { name: 'federation', dependencies: ['kernel', 'registration', 'social'] },
 );

@@ -784,5 +784,36 @@ export const federationFollows = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     activityUri: text('activity_uri').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.followerId, t.followeeId] })],
+  (t) => [
+    primaryKey({ columns: [t.followerId, t.followeeId] }),
+    // Whether one of our people has followers on other servers: the post triggers' test (migration 0032).
+    index('federation_follows_followee_idx').on(t.followeeId),
+  ],
 );
+
+/**
+ * Posts of ours to tell other servers about (federation/post-activities.ts), written by triggers
+ * on posts and post_photos in the transaction of the write itself (migration 0032), so that
+ * every path that makes, edits or removes a post (the author, an operator, account removal, a
+ * script) is told, and nothing acknowledged is lost in a crash. The federation worker reads them
+ * in order, sends Create, Update or Delete, and removes them. Only posts of people with followers
+ * on other servers are written: with federation off there are none.
+ */
+export const federationPostEvents = sqliteTable('federation_post_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  postId: integer('post_id').notNull(),
+  userId: integer('user_id').notNull(),
+  kind: text('kind', { enum: ['create', 'update', 'delete'] }).notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * Our posts other servers were sent (a Create): what an edit updates and a removal deletes
+ * there, and, once deleted, what our object URL answers 410 Gone for.
+ */
+export const federatedPosts = sqliteTable('federated_posts', {
+  postId: integer('post_id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  deliveredAt: integer('delivered_at').notNull(),
+  deletedAt: integer('deleted_at'),
+});
