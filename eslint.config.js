@@ -44,7 +44,7 @@ const capabilityUses = {
   moderation: ['posts', 'social', 'people'],
   idp: ['registration'],
   web: ['registration'],
-  federation: ['social'],
+  federation: ['social', 'posts'],
 };
 const capabilities = foldersOf('./server/src').filter((f) => f !== 'contract' && f !== 'kernel');
 const wiring = [server('app.ts'), server('api.ts'), server('server.ts'), server('person-steps.ts')];

@@ -19,6 +19,7 @@ import { registerFollowInbox, type FollowBook } from './follow-activities.js';
 import type { RemoteActors } from './remote-actors.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import { createOf, registerPostObjects } from './post-activities.js';
+import { registerPostInbox, type RemotePostsDeps } from './remote-posts.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
 export const INSTANCE_ACTOR = 'instance';
@@ -51,6 +52,8 @@ export interface FederationDeps {
   remoteActors: RemoteActors;
   follows: FollowBook;
   posts: FederatedPostsRepository;
+  /** Posts of people on other servers (remote-posts.ts). */
+  remote: Omit<RemotePostsDeps, 'remoteActors' | 'log'>;
   /**
    * Fedify may reach private addresses: only when the operator listed hosts there
    * (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests); our own check (remote-actors.ts, reachable)
@@ -179,12 +182,13 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null);
 
   registerPostObjects(federation, { origin, repo: deps.posts, log: deps.log });
-  registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
+  const listeners = registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
     remoteActors: deps.remoteActors,
     follows: deps.follows,
     isPerson: (identifier) => personOf(identifier) !== undefined,
     log: deps.log,
   });
+  registerPostInbox(listeners, { ...deps.remote, remoteActors: deps.remoteActors, log: deps.log });
 
   let nodeInfo: { at: number; counts: ReturnType<FederationRepository['nodeCounts']> } | null = null;
   federation.setNodeInfoDispatcher(paths.nodeInfo, (): NodeInfo => {

@@ -1,4 +1,4 @@
-import type { Context, Federation, InboxContext } from '@fedify/fedify';
+import type { Context, Federation, InboxContext, InboxListenerSetters } from '@fedify/fedify';
 import { Accept, Follow, isActor, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
 import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
 import { RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
@@ -44,7 +44,12 @@ export function actorInput(actor: Actor): RemoteActorInput | null {
  * request path. A listener that finds nothing to do returns quietly: the sender gets its 202 either
  * way, and an error here would only make it retry.
  */
-export function registerFollowInbox(federation: Federation<void>, inboxPath: `${string}{identifier}${string}`, sharedInboxPath: string, deps: FollowActivitiesDeps) {
+export function registerFollowInbox(
+  federation: Federation<void>,
+  inboxPath: `${string}{identifier}${string}`,
+  sharedInboxPath: string,
+  deps: FollowActivitiesDeps,
+): InboxListenerSetters<void> {
   const { remoteActors, follows, log } = deps;
 
   /** The remote actor who sent `activity`, as a users row; null for one we do not take. */
@@ -78,8 +83,8 @@ export function registerFollowInbox(federation: Federation<void>, inboxPath: `${
     return follower && followee ? { followerId: Number(follower), followeeId: Number(followee) } : null;
   };
 
-  federation
-    .setInboxListeners(inboxPath, sharedInboxPath)
+  const listeners = federation.setInboxListeners(inboxPath, sharedInboxPath);
+  listeners
     .on(Follow, async (ctx, follow) => {
       const localId = ourPerson(ctx, follow.objectId);
       if (!follow.id || localId === null) return;
@@ -104,6 +109,8 @@ export function registerFollowInbox(federation: Federation<void>, inboxPath: `${
     .onError((_ctx, error) => {
       log.warn({ err: error }, 'federation: an incoming activity failed');
     });
+
+  return listeners;
 
   /** Their answer to one of our Follows, from the person it asked (the answer's signer is its actor). */
   function answered(ctx: InboxContext<void>, activity: Accept | Reject, act: 'accept' | 'reject'): void {

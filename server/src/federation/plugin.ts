@@ -6,6 +6,7 @@ import type { FederatedFollow } from '../social/follows-repository.js';
 import { createFederationRepository } from './federation-repository.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
+import { createRemotePostsRepository } from './remote-posts-repository.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
 import { createSqliteMessageQueue } from './sqlite-message-queue.js';
 
@@ -79,6 +80,7 @@ export default fp(
     const repository = createFederationRepository(database.sqlite);
     const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
     const posts = createFederatedPostsRepository(database.sqlite);
+    const remotePosts = createRemotePostsRepository(database.sqlite);
     const { follows } = fastify;
     follows.setOrigin(origin);
     const kv = createSqliteKvStore(database.sqlite);
@@ -98,6 +100,7 @@ export default fp(
       remoteActors,
       follows,
       posts,
+      remote: { remotePosts, posts: fastify.postWrites, allowedPrivateHosts, maxImageBytes: config.uploads.maxBytes },
       allowPrivateAddress: allowedPrivateHosts.length > 0,
       log: fastify.log,
     });
@@ -172,7 +175,7 @@ export default fp(
       stop.abort();
     });
   },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'social'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'posts', 'social'] },
 );
 
 /**

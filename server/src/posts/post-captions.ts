@@ -11,6 +11,11 @@ export interface CaptionWrite {
   at: number;
   /** True for a new post, false for an edit. */
   created: boolean;
+  /**
+   * A post of someone on another server, received by federation: its `@name`s are theirs, which
+   * name no one here (federation/remote-posts.ts), so it mentions nobody.
+   */
+  fromAnotherServer?: boolean;
 }
 
 /** What a listener gives back: the usernames its caption mentions, kept on the post row (posts.mentions). */

@@ -18,6 +18,10 @@ export interface NewPost {
   createdAt: number;
   /** Bytes its processed images take in storage, every photo's of an album. */
   storedBytes: number;
+  /** Received from another server (federation): its caption mentions no one here (post-captions.ts). */
+  fromAnotherServer?: boolean;
+  /** Run in the insert's transaction with the new post's id (federation keeps the post's address with it). */
+  onInserted?: (id: number) => void;
   /** An album's photos after the first, in order (empty: a single photo). */
   morePhotos?: NewPhoto[];
   /** Marked sensitive when posted: its warning and its first photo's blurred image (posts/content-warnings-service.ts). */
@@ -121,8 +125,17 @@ export function createPostWritesRepository(
     if (post.isProfilePicture) setPictureStmt.run(post.mediaKey, post.userId);
     else {
       counters.postCreated(post.userId, post.isAnonymous);
-      mentions = onCaption({ postId: id, userId: post.userId, isAnonymous: post.isAnonymous, caption: post.caption, at: post.createdAt, created: true });
+      mentions = onCaption({
+        postId: id,
+        userId: post.userId,
+        isAnonymous: post.isAnonymous,
+        caption: post.caption,
+        at: post.createdAt,
+        created: true,
+        fromAnotherServer: post.fromAnotherServer === true,
+      });
     }
+    post.onInserted?.(id);
     return { id, mentions };
   });
 

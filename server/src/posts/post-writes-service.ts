@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../kernel/config.js';
 import { badRequest, conflict, forbidden, HttpError, notFound, payloadTooLarge } from '../kernel/errors.js';
-import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
+import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARNING_MAX_LENGTH } from '../kernel/limits.js';
+import { cleanText } from '../kernel/text.js';
 import { allMediaKeys, blurKey as blurKeyOf, displayKey, mediaUrls, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 import type { Storage } from '../kernel/storage/storage.js';
 import type { Limiter } from '../media/images/limiter.js';
@@ -25,6 +27,25 @@ export interface CreatePostBody {
   isProfilePicture?: boolean;
   sensitive?: boolean;
   contentWarning?: string;
+}
+
+/** At most `max` characters (code points): another server's texts are cut to our limits, not refused. */
+const clip = (text: string, max: number) => (text.length <= max ? text : Array.from(text).slice(0, max).join(''));
+
+/** A post of someone on another server, as federation received it (federation/remote-posts.ts). */
+export interface PostFromAnotherServer {
+  /** The users row of its author (users.host set). */
+  userId: number;
+  /** Plain text, already cleaned of the sender's markup. */
+  caption: string;
+  /** Its photos' bytes as fetched, in order, each with its description. */
+  photos: { bytes: Buffer; altText: string }[];
+  /** Marked sensitive there, with its warning ('' for none). */
+  sensitive: boolean;
+  warning: string;
+  createdAt: number;
+  /** Run in the insert's transaction with the new post's id. */
+  onInserted: (id: number) => void;
 }
 
 /** The new post as JSON text of the Post schema, written by the Post writer (posts/page-json.ts). */
@@ -287,6 +308,63 @@ export function createPostWritesService(deps: PostWritesDeps) {
 
     async deletePost(user: AuthUser, postId: number) {
       return removePost(postId, user.id);
+    },
+
+    /**
+     * A post received from another server: its photos through the same pipeline as an upload's
+     * (metadata stripped, our renditions, stored here: viewers never fetch from the other server),
+     * then the post in one transaction. Counted in no one's quota. Nothing stays if it fails.
+     */
+    async createFromAnotherServer(input: PostFromAnotherServer): Promise<number> {
+      const written: string[] = [];
+      let blurKey: string | null = null;
+      try {
+        const photos: StoredPhoto[] = [];
+        for (const photo of input.photos) {
+          const processed = await limiter.run(async () => processImage(Readable.from([photo.bytes]), { maxPixels, maxBytes }));
+          const mediaKey = randomBytes(16).toString('base64url');
+          written.push(mediaKey);
+          await storage.write(displayKey(mediaKey), processed.display, 'image/webp');
+          await storage.write(thumbKey(mediaKey), processed.thumb, 'image/webp');
+          if (processed.medium) await storage.write(mediumKey(mediaKey), processed.medium.data, 'image/webp');
+          const storedBytes = processed.display.length + processed.thumb.length + (processed.medium?.data.length ?? 0);
+          photos.push({ mediaKey, width: processed.width, height: processed.height, mediumWidth: processed.medium?.width ?? 0, altText: clip(cleanText(photo.altText), ALT_TEXT_MAX_LENGTH), storedBytes });
+        }
+        const [first, ...more] = photos;
+        if (!first) throw badRequest('A post needs a photo.');
+        if (input.sensitive) blurKey = await blur.makeBlur(first.mediaKey);
+        const inserted = repo.insertPost(
+          {
+            userId: input.userId,
+            caption: clip(cleanText(input.caption), CAPTION_MAX_LENGTH),
+            altText: first.altText,
+            isAnonymous: false,
+            isProfilePicture: false,
+            mediaKey: first.mediaKey,
+            width: first.width,
+            height: first.height,
+            mediumWidth: first.mediumWidth,
+            createdAt: input.createdAt,
+            storedBytes: photos.reduce((sum, f) => sum + f.storedBytes, 0),
+            morePhotos: more.map(({ storedBytes: _bytes, ...photo }) => photo),
+            ...(input.sensitive && blurKey !== null && { sensitive: { warning: clip(cleanText(input.warning), CONTENT_WARNING_MAX_LENGTH), blurKey } }),
+            fromAnotherServer: true,
+            onInserted: input.onInserted,
+          },
+          0,
+        );
+        if ('overQuota' in inserted) throw new Error('no quota applies to a post from another server');
+        return inserted.id;
+      } catch (err) {
+        if (blurKey !== null) await blur.removeBlur(blurKey);
+        for (const mediaKey of written) for (const key of allMediaKeys(mediaKey)) await media.removeStored(key);
+        throw err;
+      }
+    },
+
+    /** A post its author's server deleted (federation): removed here with its photos, likes and comments. */
+    async removeFromAnotherServer(postId: number) {
+      return removePost(postId, null);
     },
 
     /** An operator's removal: `record` writes the action in the deleting transaction. */

@@ -90,6 +90,7 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
      * others stay as they were. Gives the usernames to keep on the post (posts.mentions).
      */
     caption(write: CaptionWrite): { mentions: string[] } {
+      if (write.fromAnotherServer) return { mentions: [] };
       const now = named(write.caption);
       const place = { postId: write.postId, commentId: null, userId: write.userId, anonymous: write.isAnonymous, at: write.at };
       if (write.created) {

@@ -1,47 +1,7 @@
-import { createServer } from 'node:net';
 import t from 'tap';
 import { client } from '../api/factories.js';
-import { buildTestApp, type Teardown, type TestApp } from '../helpers.js';
-
-/** A port nothing listens on now: a server's PUBLIC_URL must name it before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Asks `check` until it answers true (deliveries go through each server's queue), at most 20 s. */
-async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + 20_000;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
-/**
- * Two Shower Beer servers on loopback, each with its own database, keys and queue, that sign and
- * verify every activity for real. Each may reach only the other's host:port on a private address
- * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL: WebFinger handles go over
- * https, which plain-http loopback servers do not offer.
- */
-async function twoServers(t: Teardown) {
-  const [portA, portB] = [await freePort(), await freePort()];
-  const hosts = `127.0.0.1:${portA},127.0.0.1:${portB}`;
-  const start = async (port: number): Promise<TestApp & { origin: string; host: string }> => {
-    const origin = `http://127.0.0.1:${port}`;
-    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts });
-    await app.app.listen({ port, host: '127.0.0.1' });
-    return { ...app, origin, host: `127.0.0.1:${port}` };
-  };
-  return { a: await start(portA), b: await start(portB) };
-}
+import { eventually } from './peer.js';
+import { twoServers } from './two-servers.js';
 
 t.test('follows cross between two servers: public at once, private by approval, undone, declined', async (t) => {
   const { a, b } = await twoServers(t);

@@ -817,3 +817,19 @@ export const federatedPosts = sqliteTable('federated_posts', {
   deliveredAt: integer('delivered_at').notNull(),
   deletedAt: integer('deleted_at'),
 });
+
+/**
+ * Posts of people on other servers that came to us (federation/remote-posts.ts): the Note's id
+ * each was made from, so a repeat is taken once and their server's Delete finds it. Goes with
+ * the post.
+ */
+export const remotePosts = sqliteTable(
+  'remote_posts',
+  {
+    postId: integer('post_id')
+      .primaryKey()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+  },
+  (t) => [uniqueIndex('remote_posts_uri_unique').on(t.uri)],
+);

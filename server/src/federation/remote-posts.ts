@@ -1,0 +1,154 @@
+import type { InboxListenerSetters } from '@fedify/fedify';
+import { Create, Delete, Document, Note } from '@fedify/vocab';
+import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
+import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
+import { reachable, type RemoteActors } from './remote-actors.js';
+import type { RemotePostsRepository } from './remote-posts-repository.js';
+
+/** What federation asks of posts/ for a post of another server (posts/post-writes-service.ts). */
+export interface PostsFromAnotherServer {
+  createFromAnotherServer(input: PostFromAnotherServer): Promise<number>;
+  removeFromAnotherServer(postId: number): Promise<unknown>;
+}
+
+export interface RemotePostsDeps {
+  remotePosts: RemotePostsRepository;
+  remoteActors: RemoteActors;
+  posts: PostsFromAnotherServer;
+  allowedPrivateHosts: readonly string[];
+  /** The largest photo taken (UPLOAD_MAX_BYTES, as for an upload). */
+  maxImageBytes: number;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** How long one photo may take to arrive: a slow server holds one queue worker, not a page. */
+const IMAGE_TIMEOUT_MS = 20_000;
+/** Redirects followed for a photo, each checked as the first address was. */
+const MAX_REDIRECTS = 3;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * A Note's HTML as the plain text the app shows (it renders text as text, never markup): line
+ * and paragraph breaks as newlines, every tag dropped (a mention's or tag's link keeps its
+ * "@name" or "#tag"), entities decoded.
+ */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>\s*<p[^>]*>/gi, '\n\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (whole, code: string) => {
+      if (code[0] === '#') {
+        const n = code[1] === 'x' || code[1] === 'X' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
+        return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '';
+      }
+      return ENTITIES[code.toLowerCase()] ?? whole;
+    })
+    .trim();
+}
+
+/**
+ * A photo from another server: only from an address we may reach (remote-actors.ts, reachable),
+ * each redirect checked again, within IMAGE_TIMEOUT_MS and `maxBytes` (the rest is not read).
+ * Null when it cannot be had.
+ */
+export async function fetchImage(url: URL, allowedPrivateHosts: readonly string[], maxBytes: number): Promise<Buffer | null> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    if (!reachable(current, allowedPrivateHosts)) return null;
+    let res: Response;
+    try {
+      res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(IMAGE_TIMEOUT_MS), headers: { accept: 'image/*' } });
+    } catch {
+      return null;
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      const location = res.headers.get('location');
+      if (!location) return null;
+      current = new URL(location, current);
+      continue;
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel();
+      return null;
+    }
+    const declared = Number(res.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await res.body.cancel();
+      return null;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          await res.body.cancel().catch(() => {});
+          return null;
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+    } catch {
+      return null;
+    }
+    return Buffer.concat(chunks);
+  }
+  return null;
+}
+
+/**
+ * Posts of the people we follow on other servers (issue 49, item 2): a `Create` of a Note with
+ * photos, from its author, becomes a post here, in the Following feed of whoever follows them,
+ * its photos fetched and made ours (posts/post-writes-service.ts, createFromAnotherServer). A
+ * Note without a photo, a reply, or one from someone nobody here follows is not kept. Their
+ * `Delete` of it removes it, from its author only.
+ */
+export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: RemotePostsDeps) {
+  const { remotePosts, remoteActors, posts, log } = deps;
+  listeners
+    .on(Create, async (ctx, create) => {
+      const actorId = create.actorId;
+      const authorId = actorId ? remoteActors.idOf(actorId) : undefined;
+      if (!actorId || authorId === undefined || !remotePosts.followedHere(authorId)) return;
+      const note = await create.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
+      if (!(note instanceof Note) || !note.id || note.replyTargetId) return;
+      // Their own post, on their own server: a Create cannot carry another's.
+      if (note.attributionId?.href !== actorId.href || note.id.origin !== actorId.origin) return;
+      if (remotePosts.byUri(note.id.href)) return;
+      const photos: PostFromAnotherServer['photos'] = [];
+      for await (const attachment of note.getAttachments({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader })) {
+        if (photos.length === ALBUM_MAX_PHOTOS) break;
+        if (!(attachment instanceof Document) || (attachment.mediaType && !attachment.mediaType.startsWith('image/'))) continue;
+        const url = attachment.url instanceof URL ? attachment.url : attachment.url?.href;
+        if (!url) continue;
+        const bytes = await fetchImage(url, deps.allowedPrivateHosts, deps.maxImageBytes);
+        if (bytes) photos.push({ bytes, altText: attachment.name?.toString() ?? '' });
+      }
+      if (photos.length === 0) {
+        log.info({ note: note.id.href }, 'federation: a post without a photo we could take is not kept');
+        return;
+      }
+      const published = note.published?.epochMilliseconds ?? Date.now();
+      await posts.createFromAnotherServer({
+        userId: authorId,
+        caption: htmlToText(note.content?.toString() ?? ''),
+        photos,
+        sensitive: note.sensitive === true,
+        warning: note.summary?.toString() ?? '',
+        // Never in the future: a wrong clock there must not pin a post to the top of the feed.
+        createdAt: Math.min(published, Date.now()),
+        onInserted: (postId) => remotePosts.record(postId, note.id!.href),
+      });
+    })
+    .on(Delete, async (_ctx, deletion) => {
+      const objectId = deletion.objectId;
+      const actorId = deletion.actorId;
+      if (!objectId || !actorId || objectId.origin !== actorId.origin) return;
+      const kept = remotePosts.byUri(objectId.href);
+      // Only its author deletes it.
+      if (!kept || kept.userId !== remoteActors.idOf(actorId)) return;
+      await posts.removeFromAnotherServer(kept.postId);
+    });
+}

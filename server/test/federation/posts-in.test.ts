@@ -1,0 +1,108 @@
+import t from 'tap';
+import { client } from '../api/factories.js';
+import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
+import { eventually } from './peer.js';
+import { twoServers } from './two-servers.js';
+
+interface FeedPost {
+  postid: number;
+  caption: string;
+  username: string | null;
+  s3Url: string;
+  altText: string;
+  photos?: Array<{ altText: string; s3Url: string }>;
+  sensitive?: { warning: string; blurred: boolean };
+}
+
+t.test('the posts of people followed on another server arrive in the Following feed, with their photos, and leave when deleted', async (t) => {
+  const { a, b } = await twoServers(t);
+  const alice = await a.createUser('alice');
+  const erin = await a.createUser('erin');
+  const bob = await b.createUser('bob');
+  const asAlice = client(a.app, alice.token);
+  const asErin = client(a.app, erin.token);
+  const asBob = client(b.app, bob.token);
+  const bobThere = `bob@${b.host}`;
+
+  // Before anyone here follows Bob, his posts are not kept.
+  const early = await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'before anyone followed' });
+  t.equal(early.statusCode, 201);
+
+  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
+  t.match((await asAlice('POST', `/api/account/${encodeURIComponent(bobThere)}/follow`)).json, { requested: true });
+  await eventually('Alice follows Bob', async () =>
+    (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing === true);
+
+  // An anonymous post, then an album marked sensitive with a warning.
+  const anonymous = await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'nobody knows', isAnonymous: true });
+  t.equal(anonymous.statusCode, 201);
+  const album = await createPost(b.app, bob.token, {
+    photos: [
+      { s3Key: await upload(b.app, bob.token, await makeJpeg(640, 480)), altText: 'A green bottle on the tiles' },
+      { s3Key: await upload(b.app, bob.token, await makeJpeg(480, 640)), altText: 'Steam on the mirror' },
+    ],
+    caption: 'Sunday #showerbeer\nwith a view',
+    sensitive: true,
+    contentWarning: 'Wet feet',
+  });
+  t.equal(album.statusCode, 201);
+
+  let feed: FeedPost[] = [];
+  await eventually('the album is in Alice\'s Following feed', async () => {
+    feed = (await asAlice('GET', '/api/followFeed')).json as FeedPost[];
+    return feed.length > 0;
+  });
+  t.equal(feed.length, 1, 'one post: neither the one from before she followed nor the anonymous one');
+  const post = feed[0]!;
+  t.equal(post.username, bobThere, 'by bob@host');
+  t.equal(post.caption, 'Sunday #showerbeer\nwith a view', 'the caption as text, its line kept');
+  t.same(post.sensitive, { warning: 'Wet feet', blurred: true }, 'marked sensitive, with the warning, blurred for her');
+  const photo = await asAlice('GET', `/api/post-photo?postId=${post.postid}`);
+  t.equal(photo.status, 200);
+  t.same(photo.json.photos.map((p: { altText: string }) => p.altText), ['A green bottle on the tiles', 'Steam on the mirror'], 'both photos with their descriptions, in order');
+  for (const p of photo.json.photos as Array<{ s3Url: string; width: number; height: number }>) {
+    t.match(p.s3Url, /^\/media\/[A-Za-z0-9_-]{22}\/display\.webp$/, 'served from this server, never from the other');
+    const image = await a.app.inject({ url: p.s3Url });
+    t.equal(image.statusCode, 200);
+    t.equal(image.headers['content-type'], 'image/webp');
+  }
+  t.same(
+    (photo.json.photos as Array<{ width: number; height: number }>).map((p) => [p.width, p.height]),
+    [[640, 480], [480, 640]],
+    'their sizes kept',
+  );
+  t.equal(((await asErin('GET', '/api/followFeed')).json as FeedPost[]).length, 0, 'not in the feed of someone who does not follow him');
+  const profile = await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`);
+  t.equal(profile.json.postCount, 1, 'on his profile here');
+
+  // He deletes it: gone here too.
+  const bobsPostId = album.json().postid as number;
+  t.equal((await asBob('DELETE', `/api/post?postId=${bobsPostId}`)).status, 200);
+  await eventually('the post is gone from Alice\'s feed', async () => ((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length === 0);
+  t.equal(a.app.database.sqlite.prepare('SELECT count(*) FROM posts').pluck().get(), 0, 'and from the database');
+  t.equal(a.app.database.sqlite.prepare('SELECT count(*) FROM remote_posts').pluck().get(), 0);
+});
+
+t.test('a private account\'s posts reach its approved followers on another server', async (t) => {
+  const { a, b } = await twoServers(t);
+  const alice = await a.createUser('alice');
+  const carol = await b.createUser('carol');
+  const asAlice = client(a.app, alice.token);
+  const asCarol = client(b.app, carol.token);
+  t.equal((await asCarol('PUT', '/api/account/privacy', { isPrivate: true })).status, 200);
+  const carolThere = `carol@${b.host}`;
+  const aliceHere = `alice@${a.host}`;
+  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${carol.id}`)}`);
+  await asAlice('POST', `/api/account/${encodeURIComponent(carolThere)}/follow`);
+  await eventually('Carol sees the request', async () =>
+    (await asCarol('GET', '/api/follow-requests')).json.some((r: { username: string }) => r.username === aliceHere));
+  await asCarol('POST', `/api/follow-requests/${encodeURIComponent(aliceHere)}/approve`);
+  await eventually('Alice follows Carol', async () =>
+    (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(carolThere)}`)).json.isFollowing === true);
+  const post = await createPost(b.app, carol.token, { s3Key: await upload(b.app, carol.token, await makeJpeg(320, 240)), caption: 'friends only', altText: 'A can' });
+  t.equal(post.statusCode, 201);
+  await eventually('it arrives', async () => ((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length === 1);
+  const [arrived] = (await asAlice('GET', '/api/followFeed')).json as FeedPost[];
+  t.equal(arrived!.caption, 'friends only');
+  t.equal(arrived!.altText, 'A can');
+});

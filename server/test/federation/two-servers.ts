@@ -1,0 +1,20 @@
+import { buildTestApp, type Teardown, type TestApp } from '../helpers.js';
+import { freePort } from './peer.js';
+
+/**
+ * Two Shower Beer servers on loopback, each with its own database, keys and queue, that sign and
+ * verify every activity for real. Each may reach only the other's host:port on a private address
+ * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL: WebFinger handles go over
+ * https, which plain-http loopback servers do not offer.
+ */
+export async function twoServers(t: Teardown) {
+  const [portA, portB] = [await freePort(), await freePort()];
+  const hosts = `127.0.0.1:${portA},127.0.0.1:${portB}`;
+  const start = async (port: number): Promise<TestApp & { origin: string; host: string }> => {
+    const origin = `http://127.0.0.1:${port}`;
+    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts });
+    await app.app.listen({ port, host: '127.0.0.1' });
+    return { ...app, origin, host: `127.0.0.1:${port}` };
+  };
+  return { a: await start(portA), b: await start(portB) };
+}
