@@ -10,7 +10,7 @@ import {
   type MessageQueue,
   type NodeInfo,
 } from '@fedify/fedify';
-import { Application, Endpoints, Image, Person } from '@fedify/vocab';
+import { Application, Endpoints, Image, Like, Person } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import { LruMap } from '../kernel/lru.js';
 import { thumbKey } from '../kernel/storage/media-keys.js';
@@ -20,6 +20,7 @@ import type { RemoteActors } from './remote-actors.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import { createOf, registerPostObjects } from './post-activities.js';
 import { registerPostInbox, type RemotePostsDeps } from './remote-posts.js';
+import { createInteractions, type Interactions, type SocialForFederation } from './interactions.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
 export const INSTANCE_ACTOR = 'instance';
@@ -53,7 +54,9 @@ export interface FederationDeps {
   follows: FollowBook;
   posts: FederatedPostsRepository;
   /** Posts of people on other servers (remote-posts.ts). */
-  remote: Omit<RemotePostsDeps, 'remoteActors' | 'log'>;
+  remote: Omit<RemotePostsDeps, 'remoteActors' | 'log' | 'comments'>;
+  /** Likes and comments, for those that cross servers (interactions.ts). */
+  social: SocialForFederation;
   /**
    * Fedify may reach private addresses: only when the operator listed hosts there
    * (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests); our own check (remote-actors.ts, reachable)
@@ -77,7 +80,7 @@ const ALGORITHMS: KeyAlgorithm[] = ['RSASSA-PKCS1-v1_5', 'Ed25519'];
  * FederationRepository, which reads only what the app already shows anyone on a profile.
  * Anonymous posts appear nowhere: no actor, collection or count includes them.
  */
-export function buildFederation(deps: FederationDeps): Federation<void> {
+export function buildFederation(deps: FederationDeps): { federation: Federation<void>; interactions: Interactions } {
   const { repository, origin } = deps;
   const at = (path: string) => new URL(path, origin);
   const federation = createFederation<void>({
@@ -182,13 +185,23 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null);
 
   registerPostObjects(federation, { origin, repo: deps.posts, log: deps.log });
+  const interactions = createInteractions(federation, {
+    origin,
+    remoteActors: deps.remoteActors,
+    remotePosts: deps.remote.remotePosts,
+    ourPosts: deps.posts,
+    social: deps.social,
+    log: deps.log,
+  });
   const listeners = registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
     remoteActors: deps.remoteActors,
     follows: deps.follows,
     isPerson: (identifier) => personOf(identifier) !== undefined,
+    undoLike: (undo, like) => interactions.incoming.undoLike(undo, like),
     log: deps.log,
   });
-  registerPostInbox(listeners, { ...deps.remote, remoteActors: deps.remoteActors, log: deps.log });
+  registerPostInbox(listeners, { ...deps.remote, comments: interactions.incoming, remoteActors: deps.remoteActors, log: deps.log });
+  listeners.on(Like, async (ctx, like) => interactions.incoming.like(ctx, like));
 
   let nodeInfo: { at: number; counts: ReturnType<FederationRepository['nodeCounts']> } | null = null;
   federation.setNodeInfoDispatcher(paths.nodeInfo, (): NodeInfo => {
@@ -207,7 +220,7 @@ export function buildFederation(deps: FederationDeps): Federation<void> {
     };
   });
 
-  return federation;
+  return { federation, interactions };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, Federation, InboxContext, InboxListenerSetters } from '@fedify/fedify';
-import { Accept, Follow, isActor, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
+import { Accept, Follow, isActor, Like, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
 import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
 import { RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
 
@@ -16,6 +16,8 @@ export interface FollowActivitiesDeps {
   follows: FollowBook;
   /** Whether a Fedify identifier is one of our people (not the instance actor, not removed or suspended). */
   isPerson(identifier: string): boolean;
+  /** An Undo of a Like (interactions.ts): one Undo listener serves both. */
+  undoLike(undo: Undo, like: Like): void;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -98,6 +100,7 @@ export function registerFollowInbox(
     })
     .on(Undo, async (ctx, undo) => {
       const object = await undo.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
+      if (object instanceof Like) return deps.undoLike(undo, object);
       if (!(object instanceof Follow) || object.actorId?.href !== undo.actorId?.href) return;
       const localId = ourPerson(ctx, object.objectId);
       const remoteId = undo.actorId ? remoteActors.idOf(undo.actorId) : undefined;

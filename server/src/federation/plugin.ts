@@ -87,7 +87,7 @@ export default fp(
     const queue = createSqliteMessageQueue(database.sqlite, {
       onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
     });
-    const federation = buildFederation({
+    const { federation, interactions } = buildFederation({
       origin,
       repository,
       kv,
@@ -101,6 +101,12 @@ export default fp(
       follows,
       posts,
       remote: { remotePosts, posts: fastify.postWrites, allowedPrivateHosts, maxImageBytes: config.uploads.maxBytes },
+      social: {
+        like: (postId, userId) => fastify.likes.like(postId, userId),
+        unlike: (postId, userId) => fastify.likes.unlike(postId, userId),
+        comment: (postId, user, content) => ({ id: fastify.comments.add(postId, user, content).comment_id }),
+        deleteComment: (commentId, userId) => fastify.comments.delete(commentId, userId),
+      },
       allowPrivateAddress: allowedPrivateHosts.length > 0,
       log: fastify.log,
     });
@@ -167,11 +173,15 @@ export default fp(
       federation.startQueue(undefined, { signal: stop.signal }).catch((err: unknown) => {
         if (!stop.signal.aborted) fastify.log.error({ err }, 'federation: the queue stopped');
       });
-      postTimer = setInterval(() => void postDelivery.drain(), POST_EVENTS_POLL_MS).unref();
+      postTimer = setInterval(() => {
+        void postDelivery.drain();
+        void interactions.drain();
+      }, POST_EVENTS_POLL_MS).unref();
     });
     fastify.addHook('preClose', async () => {
       clearInterval(postTimer);
       await postDelivery.drain().catch(() => {});
+      await interactions.drain().catch(() => {});
       stop.abort();
     });
   },

@@ -1,8 +1,9 @@
 import type { InboxListenerSetters } from '@fedify/fedify';
-import { Create, Delete, Document, Note } from '@fedify/vocab';
+import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION } from '@fedify/vocab';
+import { actorInput } from './follow-activities.js';
 import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
 import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
-import { reachable, type RemoteActors } from './remote-actors.js';
+import { reachable, RemoteActorRefused, type RemoteActors } from './remote-actors.js';
 import type { RemotePostsRepository } from './remote-posts-repository.js';
 
 /** What federation asks of posts/ for a post of another server (posts/post-writes-service.ts). */
@@ -11,7 +12,14 @@ export interface PostsFromAnotherServer {
   removeFromAnotherServer(postId: number): Promise<unknown>;
 }
 
+/** What a reply or a Delete that is not about a post becomes (interactions.ts). */
+export interface RepliesAndComments {
+  reply(create: Create, note: Note): void;
+  deleteComment(deletion: Delete): boolean;
+}
+
 export interface RemotePostsDeps {
+  comments: RepliesAndComments;
   remotePosts: RemotePostsRepository;
   remoteActors: RemoteActors;
   posts: PostsFromAnotherServer;
@@ -110,10 +118,27 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
   listeners
     .on(Create, async (ctx, create) => {
       const actorId = create.actorId;
-      const authorId = actorId ? remoteActors.idOf(actorId) : undefined;
-      if (!actorId || authorId === undefined || !remotePosts.followedHere(authorId)) return;
-      const note = await create.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
-      if (!(note instanceof Note) || !note.id || note.replyTargetId) return;
+      if (!actorId) return;
+      const loaders = { documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader };
+      const note = await create.getObject(loaders);
+      if (!(note instanceof Note) || !note.id) return;
+      if (note.replyTargetId) {
+        // Anyone may reply to a post of ours they can see: someone new to us is kept first.
+        if (remoteActors.idOf(actorId) === undefined) {
+          const actor = await create.getActor(loaders);
+          const input = actor && isActor(actor) ? actorInput(actor) : null;
+          if (!input || input.uri.href !== actorId.href) return;
+          try {
+            remoteActors.upsert(input);
+          } catch (err) {
+            if (err instanceof RemoteActorRefused) return;
+            throw err;
+          }
+        }
+        return deps.comments.reply(create, note);
+      }
+      const authorId = remoteActors.idOf(actorId);
+      if (authorId === undefined || !remotePosts.followedHere(authorId)) return;
       // Their own post, on their own server: a Create cannot carry another's.
       if (note.attributionId?.href !== actorId.href || note.id.origin !== actorId.origin) return;
       if (remotePosts.byUri(note.id.href)) return;
@@ -139,7 +164,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
         warning: note.summary?.toString() ?? '',
         // Never in the future: a wrong clock there must not pin a post to the top of the feed.
         createdAt: Math.min(published, Date.now()),
-        onInserted: (postId) => remotePosts.record(postId, note.id!.href),
+        onInserted: (postId) => remotePosts.record(postId, note.id!.href, [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href)),
       });
     })
     .on(Delete, async (_ctx, deletion) => {
@@ -147,6 +172,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
       const actorId = deletion.actorId;
       if (!objectId || !actorId || objectId.origin !== actorId.origin) return;
       const kept = remotePosts.byUri(objectId.href);
+      if (!kept && deps.comments.deleteComment(deletion)) return;
       // Only its author deletes it.
       if (!kept || kept.userId !== remoteActors.idOf(actorId)) return;
       await posts.removeFromAnotherServer(kept.postId);

@@ -106,3 +106,49 @@ t.test('a private account\'s posts reach its approved followers on another serve
   t.equal(arrived!.caption, 'friends only');
   t.equal(arrived!.altText, 'A can');
 });
+
+t.test('likes and comments cross servers: on their post from here, shown there with name@host, and taken back', async (t) => {
+  const { a, b } = await twoServers(t);
+  const alice = await a.createUser('alice');
+  const bob = await b.createUser('bob');
+  const asAlice = client(a.app, alice.token);
+  const asBob = client(b.app, bob.token);
+  const bobThere = `bob@${b.host}`;
+  const aliceHere = `alice@${a.host}`;
+  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
+  await asAlice('POST', `/api/account/${encodeURIComponent(bobThere)}/follow`);
+  await eventually('Alice follows Bob', async () =>
+    (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing === true);
+  const made = await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'cheers' });
+  const bobsPost = made.json().postid as number;
+  let here: FeedPost[] = [];
+  await eventually('his post reaches her', async () => {
+    here = (await asAlice('GET', '/api/followFeed')).json as FeedPost[];
+    return here.length === 1;
+  });
+  const postHere = here[0]!.postid;
+
+  // She likes it and comments on her server: his server has both, by alice@host, and tells him.
+  t.equal((await asAlice('POST', '/api/like', { postId: postHere })).status, 201);
+  const commented = await asAlice('POST', '/api/comment', { postId: postHere, comment: 'Looks cold <b>and</b> good' });
+  t.equal(commented.status, 201);
+  await eventually('the like is on his post there', async () => (await asBob('GET', `/api/like?postId=${bobsPost}`)).json.likeCount === 1);
+  let comments: Array<{ username: string; content: string }> = [];
+  await eventually('the comment is on his post there', async () => {
+    comments = (await asBob('GET', `/api/comment?postId=${bobsPost}`)).json;
+    return comments.length === 1;
+  });
+  t.equal(comments[0]!.username, aliceHere, 'by alice@host');
+  t.equal(comments[0]!.content, 'Looks cold <b>and</b> good', 'her words as she wrote them, as text');
+  const bell = JSON.stringify((await asBob('GET', '/api/notifications')).json);
+  t.ok(bell.includes(aliceHere), 'his bell names her');
+  t.ok((await asBob('GET', '/api/notifications/unread')).json.unread >= 2, 'a like and a comment unread');
+
+  // Taken back here, taken back there.
+  t.equal((await asAlice('DELETE', `/api/like?postId=${postHere}`)).status, 200);
+  await eventually('the like is gone there', async () => (await asBob('GET', `/api/like?postId=${bobsPost}`)).json.likeCount === 0);
+  const commentId = commented.json.comment_id as number;
+  t.equal((await asAlice('DELETE', `/api/comment?commentId=${commentId}`)).status, 200);
+  await eventually('the comment is gone there', async () => (await asBob('GET', `/api/comment?postId=${bobsPost}`)).json.length === 0);
+  t.equal(b.app.database.sqlite.prepare('SELECT count(*) FROM remote_comments').pluck().get(), 0, 'nothing kept of it');
+});

@@ -830,6 +830,36 @@ export const remotePosts = sqliteTable(
       .primaryKey()
       .references(() => posts.id, { onDelete: 'cascade' }),
     uri: text('uri').notNull(),
+    /** 1: addressed to the Public collection; 0: to its author's followers only (a reply from here then goes to its author alone). */
+    isPublic: integer('is_public').notNull().default(1),
   },
   (t) => [uniqueIndex('remote_posts_uri_unique').on(t.uri)],
 );
+
+/** Comments of people on other servers on our posts (federation/interactions.ts): the reply's Note id, for their Delete. */
+export const remoteComments = sqliteTable(
+  'remote_comments',
+  {
+    commentId: integer('comment_id')
+      .primaryKey()
+      .references(() => comments.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+  },
+  (t) => [uniqueIndex('remote_comments_uri_unique').on(t.uri)],
+);
+
+/**
+ * Likes and comments of our people on posts of other servers, to tell their authors' servers
+ * (federation/interactions.ts): written by triggers on likes and comments in the write's own
+ * transaction (migration 0034), drained in order by the federation worker.
+ */
+export const federationInteractionEvents = sqliteTable('federation_interaction_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  kind: text('kind', { enum: ['like', 'unlike', 'comment', 'uncomment'] }).notNull(),
+  postId: integer('post_id').notNull(),
+  userId: integer('user_id').notNull(),
+  /** The comment, for 'comment' and 'uncomment'. */
+  commentId: integer('comment_id'),
+  /** When the like or comment was made or taken back (ms). */
+  createdAt: integer('created_at').notNull(),
+});
