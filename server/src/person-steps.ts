@@ -4,6 +4,7 @@ import type { PersonSteps } from './kernel/person-steps.js';
 import type { Storage } from './kernel/storage/storage.js';
 import { createShared } from './kernel/shared.js';
 import { socialPersonSteps } from './social/person-steps.js';
+import { federationPersonSteps } from './federation/person-steps.js';
 import { postsPersonSteps } from './posts/person-steps.js';
 import { mediaPersonSteps } from './media/person-steps.js';
 import { idpPersonSteps } from './idp/person-steps.js';
@@ -19,6 +20,8 @@ import { createInvitesRepository } from './registration/invites-repository.js';
  * people/plugin.ts, and the standalone removal below uses the same list.
  */
 export const createPersonSteps = (sqlite: Database.Database): PersonSteps[] => [
+  // First: who on other servers is to be told, read before the follows go.
+  federationPersonSteps(sqlite),
   socialPersonSteps(sqlite),
   postsPersonSteps(sqlite),
   mediaPersonSteps(sqlite),

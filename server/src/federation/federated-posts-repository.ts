@@ -83,6 +83,10 @@ export function createFederatedPostsRepository(sqlite: Database.Database) {
     WHERE user_id = @user AND is_profile_picture = 0 AND is_anonymous = 0 AND hidden = 0
       AND (created_at < @at OR (created_at = @at AND id < @id))
     ORDER BY created_at DESC, id DESC LIMIT @limit`);
+  const actorDeletions = sqlite.prepare<[number], { userId: number; recipients: string }>(
+    'SELECT user_id AS userId, recipients FROM federation_actor_deletions ORDER BY created_at LIMIT ?',
+  );
+  const actorDeleted = sqlite.prepare<[number]>('DELETE FROM federation_actor_deletions WHERE user_id = ?');
   const state = sqlite.prepare<[number], { userId: number; deletedAt: number | null }>(
     'SELECT user_id AS userId, deleted_at AS deletedAt FROM federated_posts WHERE post_id = ?',
   );
@@ -107,6 +111,10 @@ export function createFederatedPostsRepository(sqlite: Database.Database) {
       outbox.all({ user: userId, at: before.at, id: before.id, limit }),
     markDelivered: (postId: number, userId: number): void => void delivered.run(postId, userId, Date.now()),
     markDeleted: (postId: number): void => void deleted.run(Date.now(), postId),
+    /** People of ours removed, with whom on other servers to tell (federation/person-steps.ts). */
+    actorDeletions: (limit: number): Array<{ userId: number; recipients: FollowerInbox[] }> =>
+      actorDeletions.all(limit).map((r) => ({ userId: r.userId, recipients: JSON.parse(r.recipients) as FollowerInbox[] })),
+    actorDeletionSent: (userId: number): void => void actorDeleted.run(userId),
     /** Whether other servers got this post, and whether it was deleted since. */
     federated: (postId: number): { userId: number; deletedAt: number | null } | undefined => state.get(postId),
   };

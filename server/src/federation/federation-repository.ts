@@ -41,6 +41,8 @@ export interface FederationRepository {
   storeKeyPairs(actor: string, pairs: StoredKeyPair[]): StoredKeyPair[];
   /** NodeInfo's usage: people who may be served, their named posts, and the comments on those posts. */
   nodeCounts(): NodeCounts;
+  /** When a person of ours was removed (their actor answers 410 Gone from then on); undefined for anyone else. */
+  removedAt(id: number): number | undefined;
 }
 
 const PERSON = `SELECT id, username, profile_picture_key AS pictureKey, is_private AS isPrivate, created_at AS createdAt,
@@ -79,7 +81,10 @@ export function createFederationRepository(sqlite: Database.Database): Federatio
     return keys.all(actor);
   });
 
+  const removed = sqlite.prepare<[number], number>('SELECT deleted_at FROM users WHERE id = ? AND host IS NULL AND deleted_at IS NOT NULL').pluck();
+
   return {
+    removedAt: (id) => removed.get(id),
     person: (id) => byId.get(id),
     personIdByName: (username) => idByName.get(username),
     keyPairs: (actor) => keys.all(actor),

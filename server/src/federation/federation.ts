@@ -10,7 +10,7 @@ import {
   type MessageQueue,
   type NodeInfo,
 } from '@fedify/fedify';
-import { Application, Endpoints, Image, Like, Person } from '@fedify/vocab';
+import { Application, Endpoints, Image, Like, Person, Tombstone } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import { LruMap } from '../kernel/lru.js';
 import { thumbKey } from '../kernel/storage/media-keys.js';
@@ -103,7 +103,13 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     .setActorDispatcher(paths.actor, async (ctx, identifier) => {
       if (identifier === INSTANCE_ACTOR) return instanceActor(ctx);
       const person = personOf(identifier);
-      if (!person) return null;
+      if (!person) {
+        // Removed: 410 Gone with a Tombstone, so other servers drop them (Mastodon refetches on a failed signature).
+        const removedAt = /^[1-9][0-9]{0,14}$/.test(identifier) ? repository.removedAt(Number(identifier)) : undefined;
+        return removedAt === undefined
+          ? null
+          : new Tombstone({ id: ctx.getActorUri(identifier), deleted: Temporal.Instant.fromEpochMilliseconds(removedAt) });
+      }
       const pairs = await ctx.getActorKeyPairs(identifier);
       return new Person({
         id: ctx.getActorUri(identifier),
@@ -124,7 +130,10 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
         assertionMethods: pairs.map((p) => p.multikey),
       });
     })
-    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === INSTANCE_ACTOR || personOf(identifier) ? keys.of(identifier) : []))
+    // A removed person keeps the keys they had, to sign the Delete of their actor; none are made for them.
+    .setKeyPairsDispatcher(async (_ctx, identifier) =>
+      identifier === INSTANCE_ACTOR || personOf(identifier) || repository.keyPairs(identifier).length > 0 ? keys.of(identifier) : [],
+    )
     // acct:name@host: the name in any case, as the app's own search finds it.
     .mapHandle((_ctx, username) => {
       const id = repository.personIdByName(username);

@@ -100,7 +100,16 @@ export default fp(
       remoteActors,
       follows,
       posts,
-      remote: { remotePosts, posts: fastify.postWrites, allowedPrivateHosts, maxImageBytes: config.uploads.maxBytes },
+      remote: {
+        remotePosts,
+        posts: {
+          createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input),
+          removeFromAnotherServer: (postId) => fastify.postWrites.removeFromAnotherServer(postId),
+          editFromAnotherServer: (postId, authorId, changes, sensitivity) => fastify.contentWarnings.edit(postId, authorId, changes, sensitivity),
+        },
+        allowedPrivateHosts,
+        maxImageBytes: config.uploads.maxBytes,
+      },
       social: {
         like: (postId, userId) => fastify.likes.like(postId, userId),
         unlike: (postId, userId) => fastify.likes.unlike(postId, userId),

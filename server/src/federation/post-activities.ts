@@ -173,6 +173,18 @@ export function createPostDelivery(federation: Federation<void>, deps: PostActiv
     repo.markDeleted(event.postId);
   }
 
+  /** A removed person's Delete of their own actor, to every server that knew them. */
+  async function deleteActor(ctx: Context<void>, userId: number, recipients: FollowerInbox[]): Promise<void> {
+    const identifier = String(userId);
+    const actor = ctx.getActorUri(identifier);
+    await ctx.sendActivity(
+      { identifier },
+      recipientsOf(recipients),
+      new Delete({ id: new URL(`${actor.href}#delete`), actor, object: actor, tos: [PUBLIC_COLLECTION] }),
+      { preferSharedInbox: true },
+    );
+  }
+
   let running: Promise<void> | null = null;
   let again = false;
   /** Handles every waiting event; called by the timer and after writes. Never two at once. */
@@ -187,6 +199,15 @@ export function createPostDelivery(federation: Federation<void>, deps: PostActiv
       try {
         do {
           again = false;
+          // Removed people first: their Delete makes the other servers drop all they had of them.
+          for (const removed of repo.actorDeletions(50)) {
+            try {
+              await deleteActor(context(), removed.userId, removed.recipients);
+            } catch (err) {
+              log.warn({ err, user: removed.userId }, 'federation: a removed person\'s Delete could not be sent');
+            }
+            repo.actorDeletionSent(removed.userId);
+          }
           for (;;) {
             const batch = repo.events(50);
             if (batch.length === 0) break;

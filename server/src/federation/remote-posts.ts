@@ -1,7 +1,12 @@
 import type { InboxListenerSetters } from '@fedify/fedify';
-import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION } from '@fedify/vocab';
+import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION, Update } from '@fedify/vocab';
+import { HttpError } from '../kernel/errors.js';
+import { cleanText } from '../kernel/text.js';
 import { actorInput } from './follow-activities.js';
-import { ALBUM_MAX_PHOTOS } from '../kernel/limits.js';
+import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARNING_MAX_LENGTH } from '../kernel/limits.js';
+
+/** At most `max` characters (code points): another server's texts are cut to our limits, not refused. */
+const clip = (text: string, max: number) => (text.length <= max ? text : Array.from(text).slice(0, max).join(''));
 import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
 import { reachable, RemoteActorRefused, type RemoteActors } from './remote-actors.js';
 import type { RemotePostsRepository } from './remote-posts-repository.js';
@@ -10,6 +15,16 @@ import type { RemotePostsRepository } from './remote-posts-repository.js';
 export interface PostsFromAnotherServer {
   createFromAnotherServer(input: PostFromAnotherServer): Promise<number>;
   removeFromAnotherServer(postId: number): Promise<unknown>;
+  /**
+   * Its author's edit, as an edit of theirs here (posts/content-warnings-service.ts): the caption,
+   * each photo's description by place, and the sensitive mark with its warning.
+   */
+  editFromAnotherServer(
+    postId: number,
+    authorId: number,
+    changes: { caption?: string; altTexts: Map<number, string> },
+    sensitivity: { sensitive: boolean; warning: string },
+  ): Promise<unknown>;
 }
 
 /** What a reply or a Delete that is not about a post becomes (interactions.ts). */
@@ -166,6 +181,32 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
         createdAt: Math.min(published, Date.now()),
         onInserted: (postId) => remotePosts.record(postId, note.id!.href, [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href)),
       });
+    })
+    .on(Update, async (ctx, update) => {
+      const actorId = update.actorId;
+      const loaders = { documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader };
+      if (!actorId || !update.objectId || update.objectId.origin !== actorId.origin) return;
+      const kept = remotePosts.byUri(update.objectId.href);
+      // Only its author edits it, and only what the app lets an author edit: texts and the warning.
+      if (!kept || kept.userId !== remoteActors.idOf(actorId)) return;
+      const note = await update.getObject(loaders);
+      if (!(note instanceof Note) || note.id?.href !== update.objectId.href) return;
+      const altTexts = new Map<number, string>();
+      let place = 0;
+      for await (const attachment of note.getAttachments(loaders)) {
+        if (place === ALBUM_MAX_PHOTOS) break;
+        if (!(attachment instanceof Document) || (attachment.mediaType && !attachment.mediaType.startsWith('image/'))) continue;
+        altTexts.set(place++, clip(cleanText(attachment.name?.toString() ?? ''), ALT_TEXT_MAX_LENGTH));
+      }
+      const caption = clip(cleanText(htmlToText(note.content?.toString() ?? '')), CAPTION_MAX_LENGTH);
+      const warning = note.sensitive === true ? clip(cleanText(note.summary?.toString() ?? ''), CONTENT_WARNING_MAX_LENGTH) : '';
+      try {
+        await posts.editFromAnotherServer(kept.postId, kept.userId, { ...(caption !== '' && { caption }), altTexts }, { sensitive: note.sensitive === true, warning });
+      } catch (err) {
+        // A photo they added or took away is not ours to follow (the app edits texts only): the rest still counts.
+        if (err instanceof HttpError && err.statusCode < 500) log.info({ note: note.id.href, reason: err.message }, 'federation: an edit we could not apply');
+        else throw err;
+      }
     })
     .on(Delete, async (_ctx, deletion) => {
       const objectId = deletion.objectId;

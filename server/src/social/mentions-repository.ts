@@ -49,6 +49,7 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
     'SELECT id, mentioned_id AS mentionedId, name FROM mentions WHERE post_id = ? AND comment_id IS NULL',
   );
   const remove = sqlite.prepare<[string]>('DELETE FROM mentions WHERE id IN (SELECT value FROM json_each(?))');
+  const ofAnotherServer = sqlite.prepare<[number], number>('SELECT host IS NOT NULL FROM users WHERE id = ?').pluck();
 
   /** The people and remote names a text mentions, each once, at most MENTION_MAX. */
   function named(text: string): Named {
@@ -90,7 +91,8 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
      * others stay as they were. Gives the usernames to keep on the post (posts.mentions).
      */
     caption(write: CaptionWrite): { mentions: string[] } {
-      if (write.fromAnotherServer) return { mentions: [] };
+      // A post of someone on another server (made, or edited there): its @names are theirs, not ours.
+      if (write.fromAnotherServer || ofAnotherServer.get(write.userId) === 1) return { mentions: [] };
       const now = named(write.caption);
       const place = { postId: write.postId, commentId: null, userId: write.userId, anonymous: write.isAnonymous, at: write.at };
       if (write.created) {

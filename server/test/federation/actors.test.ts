@@ -80,7 +80,9 @@ t.test('WebFinger finds a person by acct: (any case) and by profile URL, and not
 
   t.ok((await client(app, carol.token)('DELETE', '/api/account', { confirmUsername: 'carol' })).status < 300);
   t.equal((await webfinger(app, 'acct:carol@localhost:3000')).statusCode, 404, 'a removed person is not found');
-  t.equal((await get(app, `/users/${carol.id}`)).statusCode, 404, 'nor served');
+  const gone = await get(app, `/users/${carol.id}`);
+  t.equal(gone.statusCode, 410, 'nor served: 410 Gone, so other servers drop her');
+  t.equal(gone.json().type, 'Tombstone');
 });
 
 t.test('the actor: a Person with its name, picture, collections and two stored key pairs; private accounts approve followers', async (t) => {

@@ -75,8 +75,24 @@ t.test('the posts of people followed on another server arrive in the Following f
   const profile = await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`);
   t.equal(profile.json.postCount, 1, 'on his profile here');
 
-  // He deletes it: gone here too.
+  // He edits it: the caption, a description and the warning change here too.
   const bobsPostId = album.json().postid as number;
+  const edit = await asBob('PATCH', `/api/post?postId=${bobsPostId}`, {
+    caption: 'Sunday #showerbeer, edited',
+    photos: [{ index: 1, altText: 'Steam on the big mirror' }],
+    sensitive: true,
+    contentWarning: 'Very wet feet',
+  });
+  t.equal(edit.status, 200);
+  await eventually('the edit arrives', async () =>
+    ((await asAlice('GET', '/api/followFeed')).json as FeedPost[])[0]?.caption === 'Sunday #showerbeer, edited');
+  const [edited] = (await asAlice('GET', '/api/followFeed')).json as Array<FeedPost & { editedAt: string | null }>;
+  t.ok(edited!.editedAt, 'shown as edited');
+  t.same(edited!.sensitive, { warning: 'Very wet feet', blurred: true }, 'the new warning');
+  const editedPhotos = await asAlice('GET', `/api/post-photo?postId=${post.postid}`);
+  t.same(editedPhotos.json.photos.map((p: { altText: string }) => p.altText), ['A green bottle on the tiles', 'Steam on the big mirror'], 'the new description');
+
+  // He deletes it: gone here too.
   t.equal((await asBob('DELETE', `/api/post?postId=${bobsPostId}`)).status, 200);
   await eventually('the post is gone from Alice\'s feed', async () => ((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length === 0);
   t.equal(a.app.database.sqlite.prepare('SELECT count(*) FROM posts').pluck().get(), 0, 'and from the database');

@@ -155,3 +155,20 @@ t.test('with no followers on other servers, nothing is queued', async (t) => {
   const gone = await fetch(`${our.origin}/users/${dave.id}/posts/${post.json().postid}`, { headers: { accept: 'application/activity+json' } });
   t.equal(gone.status, 200, 'the public post is still served to whoever fetches it');
 });
+
+t.test('a removed account sends the Delete of its actor, which answers 410 Gone from then on', async (t) => {
+  const peer = await startPeer(t);
+  const our = await ourServer(t, peer);
+  const erin = await our.createUser('erin');
+  const actor = `${our.origin}/users/${erin.id}`;
+  await patFollows(peer, actor);
+  const removed = await client(our.app, erin.token)('DELETE', '/api/account', { confirmUsername: 'erin' });
+  t.equal(removed.status, 200);
+  await eventually('the Delete of her actor arrives', () => peer.received.some((a) => a instanceof Delete && a.objectId?.href === actor));
+  const deletion = peer.received.find((a): a is Delete => a instanceof Delete)!;
+  t.equal(deletion.actorId?.href, actor, 'signed as her, whose signature the peer checked');
+  const gone = await fetch(actor, { headers: { accept: 'application/activity+json' } });
+  t.equal(gone.status, 410, 'her actor answers 410 Gone');
+  t.equal(((await gone.json()) as { type: string }).type, 'Tombstone');
+  t.equal(our.app.database.sqlite.prepare('SELECT count(*) FROM federation_actor_deletions').pluck().get(), 0, 'sent, and not kept');
+});

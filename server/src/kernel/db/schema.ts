@@ -863,3 +863,15 @@ export const federationInteractionEvents = sqliteTable('federation_interaction_e
   /** When the like or comment was made or taken back (ms). */
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * People of ours removed while followed by, or following, people of other servers
+ * (federation/person-steps.ts): where to send the Delete of their actor. Written by account
+ * removal's transaction, before their follows go, and removed once the Delete is queued.
+ */
+export const federationActorDeletions = sqliteTable('federation_actor_deletions', {
+  userId: integer('user_id').primaryKey(),
+  /** JSON array of { uri, inbox, sharedInbox } of the servers' people to tell. */
+  recipients: text('recipients').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
