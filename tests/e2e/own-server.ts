@@ -9,7 +9,12 @@ import { join } from 'node:path';
  * changes who may join, which every other spec's screens and sign-ups depend on. Its first
  * account is its operator. joining.spec.ts starts its own the same way (port offset 50).
  */
-export async function startOwnServer(portOffset: number, prefix: string): Promise<{ origin: string; stop: () => Promise<void> }> {
+export async function startOwnServer(
+  portOffset: number,
+  prefix: string,
+  /** More of the server's environment (federation.spec.ts turns federation on). */
+  env: Record<string, string> = {},
+): Promise<{ origin: string; stop: () => Promise<void> }> {
   const port = Number(process.env.E2E_PORT ?? 3100) + portOffset;
   const origin = `http://localhost:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
@@ -26,6 +31,7 @@ export async function startOwnServer(portOffset: number, prefix: string): Promis
       ADMIN_USERNAMES: '',
       // No e-mail: "Forgot password?" sends people to the operator.
       SMTP_URL: '',
+      ...env,
     },
     stdio: 'inherit',
   });

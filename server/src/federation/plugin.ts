@@ -40,6 +40,10 @@ const INBOX_MAX_BYTES = 256 * 1024;
 const PERSON_PATH = /^\/users\/([1-9][0-9]{0,14})$/;
 /** A post's object: a deleted one that other servers had answers 410 Gone, as Mastodon's do. */
 const POST_OBJECT_PATH = /^\/users\/[1-9][0-9]{0,14}\/posts\/([1-9][0-9]{0,14})$/;
+/** A person's page in the app, which other servers may be given instead of the actor's address. */
+const PROFILE_PATH = /^\/app\/profile\/([^/]+)$/;
+const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/;
+
 /** How often the post worker looks for events when no write woke it (post-activities.ts). */
 const POST_EVENTS_POLL_MS = 1_000;
 
@@ -161,6 +165,20 @@ export default fp(
         return reply.send(response);
       }
       if (request.method !== 'GET') return;
+      // Someone's page in the app, asked for as ActivityPub (a server given the address someone
+      // copied, as Mastodon's profile pages answer): their actor.
+      const profile = PROFILE_PATH.exec(path)?.[1];
+      if (profile !== undefined && ACTIVITY_JSON.test(request.headers.accept ?? '')) {
+        let name: string;
+        try {
+          name = decodeURIComponent(profile);
+        } catch {
+          return;
+        }
+        const id = repository.personIdByName(name);
+        if (id !== undefined) return reply.redirect(new URL(paths.actor.replace('{identifier}', String(id)), origin).href, 302);
+        return;
+      }
       if (!FEDERATION_PATH.test(path)) return;
       const postId = POST_OBJECT_PATH.exec(path)?.[1];
       if (postId !== undefined && posts.federated(Number(postId))?.deletedAt) {

@@ -57,8 +57,10 @@ t.test('follows cross between two servers: public at once, private by approval, 
   const accepted = await asAlice('GET', '/api/notifications');
   t.ok(JSON.stringify(accepted.json).includes(carolThere), 'Alice is told carol@host accepted her follow request');
 
-  // Dave asks Carol too; she declines, and Dave's request goes on his server.
-  await asDave('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${carol.id}`)}`);
+  // Dave asks Carol too, finding her by the address of her page in the app; she declines, and
+  // Dave's request goes on his server.
+  const byPage = await asDave('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/app/profile/carol`)}`);
+  t.equal(byPage.json[0]?.username, carolThere, 'found by her profile page\'s address');
   t.match((await asDave('POST', `/api/account/${encodeURIComponent(carolThere)}/follow`)).json, { requested: true });
   const daveHere = `dave@${a.host}`;
   await eventually('Carol sees Dave\'s request', async () =>

@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import sharp from 'sharp';
+import { FeedPage } from './pages/feed-page';
+import { SearchPage } from './pages/search-page';
+import { expect, newUser, test } from './fixtures';
+import { startOwnServer } from './own-server';
+import { giveSession, tokenFor } from './session';
+
+// Issue 49: two Shower Beer servers on this machine, federating for real (signed deliveries,
+// each server's own database and queue), and two people at phone size, one on each: follow
+// across, see the album with its descriptions, like and comment, and the bell on the other side.
+// Each server may reach only the other (FEDERATION_ALLOWED_PRIVATE_HOSTS).
+test.skip(!!process.env.E2E_BASE_URL, 'starts servers of its own from the build the suite runs (E2E_APP_DIR or this checkout)');
+test.describe.configure({ mode: 'serial' });
+
+const base = Number(process.env.E2E_PORT ?? 3100);
+const ports = [base + 52, base + 53] as const;
+const hostOf = (port: number) => `localhost:${port}`;
+const servers: Array<{ origin: string; stop: () => Promise<void> }> = [];
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  const env = { FEDERATION: 'on', FEDERATION_ALLOWED_PRIVATE_HOSTS: ports.map(hostOf).join(',') };
+  servers.push(...(await Promise.all([startOwnServer(52, 'shower-beer-fed-a-', env), startOwnServer(53, 'shower-beer-fed-b-', env)])));
+});
+test.afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+/** A phone-sized browser signed in on `origin`, its relative addresses on that server. */
+async function phoneOn(browser: Browser, origin: string, token: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: origin, viewport: { width: 390, height: 844 } });
+  await giveSession(context, token, origin);
+  return { context, page: await context.newPage() };
+}
+
+/** An album posted straight through `origin`'s API (presign, upload, create-post): what is tested is what arrives. */
+async function postAlbum(origin: string, token: string, caption: string, photos: Array<{ altText: string; background: string }>): Promise<void> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const uploaded = [];
+  for (const photo of photos) {
+    const presign = await fetch(`${origin}/api/presign-upload`, { method: 'POST', headers, body: JSON.stringify({ fileName: 'p.jpg', fileType: 'image/jpeg' }) });
+    expect(presign.ok).toBe(true);
+    const { uploadUrl, s3Key } = (await presign.json()) as { uploadUrl: string; s3Key: string };
+    const body = await sharp({ create: { width: 480, height: 360, channels: 3, background: photo.background } }).jpeg().toBuffer();
+    const put = await fetch(new URL(uploadUrl, origin), { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body });
+    expect(put.ok).toBe(true);
+    uploaded.push({ s3Key, altText: photo.altText });
+  }
+  const created = await fetch(`${origin}/api/create-post`, { method: 'POST', headers, body: JSON.stringify({ caption, photos: uploaded }) });
+  expect(created.status).toBe(201);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SHOTS_DIR;
+  if (dir) await page.screenshot({ path: join(dir, `federation-${name}.png`), fullPage: true });
+}
+
+test('someone on another server: found, followed, their album seen, liked and commented on; their bell rings', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const [a, b] = [servers[0]!, servers[1]!];
+  const alice = newUser('fa');
+  const bob = newUser('fb');
+  const [aliceToken, bobToken] = await Promise.all([tokenFor('embedded', alice, true, a.origin), tokenFor('embedded', bob, true, b.origin)]);
+  const bobThere = `${bob.username}@${hostOf(ports[1])}`;
+  const aliceHere = `${alice.username}@${hostOf(ports[0])}`;
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+
+  // Alice pastes the address of Bob's page on his server into Search, and opens him.
+  const search = new SearchPage(page);
+  await search.goto();
+  await search.search(`${b.origin}/app/profile/${bob.username}`);
+  await search.result(bobThere).click();
+  await expect(page.getByRole('heading', { level: 1, name: bobThere })).toBeVisible();
+  await expect(page.getByText(`On ${hostOf(ports[1])}`)).toBeVisible();
+  await page.getByRole('button', { name: 'Follow', exact: true }).click();
+  await expect(page.getByRole('button', { name: /^Requested/ })).toBeVisible();
+  // His server accepts at once; her page shows it once she looks again.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'Unfollow', exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await shot(page, 'remote-profile');
+
+  // Bob posts an album on his server: it arrives in her Following feed with both descriptions.
+  await postAlbum(b.origin, bobToken, 'Sunday #showerbeer from the other server', [
+    { altText: 'A green bottle on white tiles', background: '#2f7d4f' },
+    { altText: 'Steam on the mirror', background: '#c9d6df' },
+  ]);
+  const feed = new FeedPage(page, 'follow-feed');
+  await expect(async () => {
+    await feed.goto();
+    await expect(feed.post('from the other server').likeButton).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  const card = feed.post('from the other server');
+  await expect(feed.posts.filter({ hasText: 'from the other server' }).getByRole('link', { name: bobThere }).first()).toBeVisible();
+  await expect(feed.posts.filter({ hasText: 'from the other server' }).getByRole('img', { name: 'A green bottle on white tiles' })).toBeVisible();
+  await shot(page, 'feed');
+
+  // She likes it and comments, on her server.
+  await card.likeButton.click();
+  await expect(card.unlikeButton).toBeVisible();
+  await card.addComment('Cheers from across the fediverse');
+  await expect(card.comment('Cheers from across the fediverse')).toBeVisible();
+
+  // Bob, on his server: the bell, and who it was.
+  const { page: bobPage } = await phoneOn(browser, b.origin, bobToken);
+  await expect(async () => {
+    await bobPage.goto('/app/notifications');
+    await expect(bobPage.getByRole('main').getByText(aliceHere).first()).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(bobPage.getByRole('main').getByText(/Cheers from across the fediverse/)).toBeVisible();
+  await shot(bobPage, 'bell');
+});
