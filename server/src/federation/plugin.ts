@@ -193,6 +193,14 @@ export default fp(
       return reply.send(response);
     });
 
+    // A write of the app's may have left events (a post, a like, a comment on another server's
+    // post): drained as soon as it is answered, not at the next tick. Two indexed reads when none.
+    fastify.addHook('onResponse', async (request) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/api/')) return;
+      void postDelivery.drain();
+      void interactions.drain();
+    });
+
     // The queue's worker: started once the server is ready, stopped before the database closes.
     const stop = new AbortController();
     let postTimer: NodeJS.Timeout | undefined;
