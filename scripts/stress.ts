@@ -167,7 +167,8 @@ async function follow(u: number) {
   else if (out.kind === 'answer' && (out.status === 200 || out.status === 409)) model.follows.set(key, following ? 'no' : 'yes');
 }
 
-async function post(u: number, anonymous = Math.random() < 0.2): Promise<number | null> {
+/** `creating`: called as the create-post request leaves (its upload is in), so a caller knows it is on its way. */
+async function post(u: number, anonymous = Math.random() < 0.2, creating?: () => void): Promise<number | null> {
   uploadsInFlight++;
   try {
     const signed = await call('presign', 'POST', '/api/presign-upload', { token: tokens[u], json: { fileName: 'beer.jpg', fileType: 'image/jpeg' } });
@@ -175,6 +176,7 @@ async function post(u: number, anonymous = Math.random() < 0.2): Promise<number 
     const url = new URL(signed.json.uploadUrl as string);
     const put = await call('upload-put', 'PUT', url.pathname + url.search, { body: pick(images)!, contentType: 'image/jpeg' });
     if (put.kind !== 'answer' || put.status !== 200) return null;
+    creating?.();
     const created = await call('create-post', 'POST', '/api/create-post', {
       token: tokens[u],
       json: { s3Key: signed.json.s3Key, caption: `stress post by ${u} <b>not bold</b>`, isAnonymous: anonymous },
@@ -314,10 +316,16 @@ async function main() {
     // SIGTERM with requests in flight: uploads being turned into posts (they queue for the image
     // pipeline, so they are surely inside the server) and reads sent just before, on new connections.
     if (server.child.exitCode === null) {
+      // Each SIGTERM'd create-post must have left before the signal: on a slow machine its presign
+      // and upload alone can take longer than any fixed wait (a run beside other work saw 5 of 6
+      // create-posts arrive after the signal, refused 503 by a closing server). At most 10 s.
+      let leaving = 0;
       const slow = Array.from({ length: Math.min(6, CLIENTS) }, async (_, u) => {
-        const id = await post(u, false);
+        const id = await post(u, false, () => leaving++);
         return id === null ? 'failed' : 'created';
       });
+      const allLeft = Date.now() + 10_000;
+      while (leaving < slow.length && Date.now() < allLeft) await sleep(20);
       await sleep(150);
       const reads = Array.from({ length: 30 }, (_, i) => send('GET', '/api/discover-posts', { token: tokens[i % CLIENTS], fresh: true }));
       await sleep(100);

@@ -3,11 +3,13 @@ import { Create, Delete, Like, Mention, Note, PUBLIC_COLLECTION, Tombstone, Undo
 import { Temporal } from '@js-temporal/polyfill';
 import { HttpError } from '../kernel/errors.js';
 import { COMMENT_MAX_LENGTH } from '../kernel/limits.js';
-import { cleanText } from '../kernel/text.js';
+import { cleanText, clip } from '../kernel/text.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import type { RemoteActors } from './remote-actors.js';
 import type { InteractionEvent, RemotePostsRepository } from './remote-posts-repository.js';
 import { htmlToText } from './remote-posts.js';
+import { serialDrain } from './drain.js';
+import { escapeHtml } from './post-activities.js';
 
 /** What federation asks of social/ for likes and comments that cross servers (social/likes-repository.ts, comments-repository.ts). */
 export interface SocialForFederation {
@@ -28,9 +30,6 @@ export interface InteractionsDeps {
 
 const OUR_POST = /^\/users\/([1-9][0-9]{0,14})\/posts\/([1-9][0-9]{0,14})$/;
 const commentPath = (userId: number, commentId: number) => `/users/${userId}/comments/${commentId}`;
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Refusals of ours (a like made twice, a post they may not see): the activity is dropped, not retried. */
 function quietly(run: () => unknown): boolean {
@@ -86,7 +85,7 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
       const remoteId = remoteActors.idOf(actorId);
       const username = remoteActors.usernameOf(actorId);
       if (remoteId === undefined || username === undefined || remotePosts.commentByUri(note.id.href)) return;
-      const text = Array.from(cleanText(htmlToText(note.content?.toString() ?? ''))).slice(0, COMMENT_MAX_LENGTH).join('');
+      const text = clip(cleanText(htmlToText(note.content?.toString() ?? '')), COMMENT_MAX_LENGTH);
       if (text === '') return;
       let commentId: number | undefined;
       quietly(() => {
@@ -151,39 +150,22 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
     }
   }
 
-  let running: Promise<void> | null = null;
-  let again = false;
-  /** Sends every waiting event, in order; never two at once (as post-activities.ts's drain). */
-  function drain(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      await null;
-      try {
-        do {
-          again = false;
-          for (;;) {
-            const batch = remotePosts.events(50);
-            if (batch.length === 0) break;
-            const ctx = federation.createContext(new URL(origin), undefined);
-            for (const event of batch) {
-              try {
-                await send(ctx, event);
-              } catch (err) {
-                log.warn({ err, kind: event.kind, post: event.postId }, 'federation: a like or comment could not be sent');
-              }
-              remotePosts.done(event.id);
-            }
-          }
-        } while (again);
-      } finally {
-        running = null;
+  /** Sends every waiting event, in order (drain.ts). */
+  const drain = serialDrain(async () => {
+    for (;;) {
+      const batch = remotePosts.events(50);
+      if (batch.length === 0) return;
+      const ctx = federation.createContext(new URL(origin), undefined);
+      for (const event of batch) {
+        try {
+          await send(ctx, event);
+        } catch (err) {
+          log.warn({ err, kind: event.kind, post: event.postId }, 'federation: a like or comment could not be sent');
+        }
+        remotePosts.done(event.id);
       }
-    })();
-    return running;
-  }
+    }
+  });
 
   return { incoming, drain };
 }

@@ -2,6 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import { Create, Delete, Hashtag, Image, Mention, Note, PUBLIC_COLLECTION, Tombstone, Update, type Recipient } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { FederatedPost, FederatedPostsRepository, FollowerInbox, PostEvent } from './federated-posts-repository.js';
+import { serialDrain } from './drain.js';
 
 /** A post's object, under its author's actor: `/users/<author>/posts/<post>`. */
 export const POST_PATH = '/users/{identifier}/posts/{id}';
@@ -16,7 +17,7 @@ export interface PostActivitiesDeps {
   log: { warn(obj: object, msg: string): void };
 }
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
@@ -185,48 +186,29 @@ export function createPostDelivery(federation: Federation<void>, deps: PostActiv
     );
   }
 
-  let running: Promise<void> | null = null;
-  let again = false;
-  /** Handles every waiting event; called by the timer and after writes. Never two at once. */
-  function drain(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      // Past this await, `running` is this promise: the finally below must not run before it is set.
-      await null;
+  /** Handles every waiting event, removed people first (their Delete makes the other servers drop all they had of them). */
+  const drain = serialDrain(async () => {
+    for (const removed of repo.actorDeletions(50)) {
       try {
-        do {
-          again = false;
-          // Removed people first: their Delete makes the other servers drop all they had of them.
-          for (const removed of repo.actorDeletions(50)) {
-            try {
-              await deleteActor(context(), removed.userId, removed.recipients);
-            } catch (err) {
-              log.warn({ err, user: removed.userId }, 'federation: a removed person\'s Delete could not be sent');
-            }
-            repo.actorDeletionSent(removed.userId);
-          }
-          for (;;) {
-            const batch = repo.events(50);
-            if (batch.length === 0) break;
-            const ctx = context();
-            for (const event of batch) {
-              try {
-                await handle(ctx, event);
-              } catch (err) {
-                log.warn({ err, post: event.postId, kind: event.kind }, 'federation: a post could not be sent');
-              }
-              repo.done(event.id);
-            }
-          }
-        } while (again);
-      } finally {
-        running = null;
+        await deleteActor(context(), removed.userId, removed.recipients);
+      } catch (err) {
+        log.warn({ err, user: removed.userId }, "federation: a removed person's Delete could not be sent");
       }
-    })();
-    return running;
-  }
+      repo.actorDeletionSent(removed.userId);
+    }
+    for (;;) {
+      const batch = repo.events(50);
+      if (batch.length === 0) return;
+      const ctx = context();
+      for (const event of batch) {
+        try {
+          await handle(ctx, event);
+        } catch (err) {
+          log.warn({ err, post: event.postId, kind: event.kind }, 'federation: a post could not be sent');
+        }
+        repo.done(event.id);
+      }
+    }
+  });
   return { drain };
 }

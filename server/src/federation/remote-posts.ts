@@ -1,12 +1,10 @@
 import type { InboxListenerSetters } from '@fedify/fedify';
 import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION, Update } from '@fedify/vocab';
 import { HttpError } from '../kernel/errors.js';
-import { cleanText } from '../kernel/text.js';
+import { cleanText, clip } from '../kernel/text.js';
 import { actorInput } from './follow-activities.js';
 import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARNING_MAX_LENGTH } from '../kernel/limits.js';
 
-/** At most `max` characters (code points): another server's texts are cut to our limits, not refused. */
-const clip = (text: string, max: number) => (text.length <= max ? text : Array.from(text).slice(0, max).join(''));
 import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
 import { reachable, RemoteActorRefused, type RemoteActors } from './remote-actors.js';
 import type { RemotePostsRepository } from './remote-posts-repository.js';

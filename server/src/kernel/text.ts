@@ -65,3 +65,8 @@ export function hasHiddenCharacters(name: string): boolean {
 export function confusableSkeleton(name: string): string {
   return unhomoglyph(name.normalize('NFD')).normalize('NFD').toLowerCase();
 }
+
+/** At most `max` characters (code points): another server's texts are cut to our limits, not refused (federation). */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : Array.from(text).slice(0, max).join('');
+}

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../kernel/config.js';
 import { badRequest, conflict, forbidden, HttpError, notFound, payloadTooLarge } from '../kernel/errors.js';
 import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARNING_MAX_LENGTH } from '../kernel/limits.js';
-import { cleanText } from '../kernel/text.js';
+import { cleanText, clip } from '../kernel/text.js';
 import { allMediaKeys, blurKey as blurKeyOf, displayKey, mediaUrls, mediumKey, thumbKey } from '../kernel/storage/media-keys.js';
 import type { Storage } from '../kernel/storage/storage.js';
 import type { Limiter } from '../media/images/limiter.js';
@@ -29,8 +29,6 @@ export interface CreatePostBody {
   contentWarning?: string;
 }
 
-/** At most `max` characters (code points): another server's texts are cut to our limits, not refused. */
-const clip = (text: string, max: number) => (text.length <= max ? text : Array.from(text).slice(0, max).join(''));
 
 /** A post of someone on another server, as federation received it (federation/remote-posts.ts). */
 export interface PostFromAnotherServer {

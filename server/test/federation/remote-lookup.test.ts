@@ -1,21 +1,9 @@
-import { createServer } from 'node:net';
 import t from 'tap';
 import { createFederation, MemoryKvStore } from '@fedify/fedify';
 import { Application, CryptographicKey, type Multikey, Person } from '@fedify/vocab';
 import { client, insertPost } from '../api/factories.js';
 import { buildTestApp } from '../helpers.js';
-
-/** A port nothing listens on now: our server's PUBLIC_URL must name it before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './peer.js';
 
 /**
  * Another server's view of ours, with none of our code: a Fedify instance of its own (its own
