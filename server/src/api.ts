@@ -6,6 +6,7 @@ import registrationAdminRoutes from './registration/registration-admin-routes.js
 import passwordRoutes from './idp/password-routes.js';
 import commentRoutes from './social/comment-routes.js';
 import exportRoutes from './export/export-routes.js';
+import federationAdminRoutes from './federation/admin-routes.js';
 import feedRoutes from './feeds/feed-routes.js';
 import followRoutes from './social/follow-routes.js';
 import hashtagRoutes from './hashtags/hashtag-routes.js';
@@ -50,6 +51,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
       admin.addHook('onRequest', admin.requireOperator);
       await admin.register(adminRoutes);
       await admin.register(registrationAdminRoutes);
+      await admin.register(federationAdminRoutes);
     },
     { prefix: '/admin' },
   );

@@ -10,7 +10,8 @@ import { giveSession, tokenFor } from './session';
 // Issue 49: two Shower Beer servers on this machine, federating for real (signed deliveries,
 // each server's own database and queue), and two people at phone size, one on each: follow
 // across, see the album with its descriptions, like and comment, and the bell on the other side.
-// Each server may reach only the other (FEDERATION_ALLOWED_PRIVATE_HOSTS).
+// Each server may reach only the other (FEDERATION_ALLOWED_PRIVATE_HOSTS). Server A starts with
+// federation off, and its operator turns it on from the operator settings page; B has FEDERATION=on.
 test.skip(!!process.env.E2E_BASE_URL, 'starts servers of its own from the build the suite runs (E2E_APP_DIR or this checkout)');
 test.describe.configure({ mode: 'serial' });
 
@@ -21,8 +22,10 @@ const servers: Array<{ origin: string; stop: () => Promise<void> }> = [];
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  const env = { FEDERATION: 'on', FEDERATION_ALLOWED_PRIVATE_HOSTS: ports.map(hostOf).join(',') };
-  servers.push(...(await Promise.all([startOwnServer(52, 'shower-beer-fed-a-', env), startOwnServer(53, 'shower-beer-fed-b-', env)])));
+  const allowed = { FEDERATION_ALLOWED_PRIVATE_HOSTS: ports.map(hostOf).join(',') };
+  servers.push(
+    ...(await Promise.all([startOwnServer(52, 'shower-beer-fed-a-', allowed), startOwnServer(53, 'shower-beer-fed-b-', { ...allowed, FEDERATION: 'on' })])),
+  );
 });
 test.afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -67,6 +70,15 @@ test('someone on another server: found, followed, their album seen, liked and co
   const bobThere = `${bob.username}@${hostOf(ports[1])}`;
   const aliceHere = `${alice.username}@${hostOf(ports[0])}`;
   const { page } = await phoneOn(browser, a.origin, aliceToken);
+
+  // Alice is A's first account, so its operator: she turns federation on in the server settings.
+  await page.goto('/app/admin/settings');
+  const federation = page.getByRole('switch', { name: 'Federation' });
+  await expect(federation).not.toBeChecked();
+  await expect(page.getByText('This server is on its own')).toBeVisible();
+  await federation.click();
+  await expect(federation).toBeChecked();
+  await expect(page.getByText(`as @name@${hostOf(ports[0])}`)).toBeVisible();
 
   // Alice pastes the address of Bob's page on his server into Search, and opens him.
   const search = new SearchPage(page);
@@ -116,4 +128,12 @@ test('someone on another server: found, followed, their album seen, liked and co
   }).toPass({ timeout: 30_000 });
   await expect(bell.getByRole('link', { name: aliceHere }).first()).toBeVisible();
   await shot(bobPage, 'bell');
+
+  // Back on A's settings page: B is a server A knows, with Alice following someone there.
+  await page.goto('/app/admin/settings');
+  const known = page.getByRole('list', { name: 'Other servers' }).getByRole('listitem').filter({ hasText: hostOf(ports[1]) });
+  await expect(known).toContainText('1 person known');
+  await expect(known).toContainText('1 followed from here');
+  await page.getByRole('heading', { name: 'Federation' }).scrollIntoViewIfNeeded();
+  await shot(page, 'operator-settings');
 });

@@ -135,3 +135,42 @@ export type InstanceChangeView = Static<typeof InstanceChange>;
 export const TagMatch = Type.Object({ tag: Type.String(), postCount: Type.Integer() });
 export const TagMatches = Type.Array(TagMatch);
 export type TagMatchView = Static<typeof TagMatch>;
+
+/**
+ * GET /api/admin/federation (and PUT's answer): federation on the operator page (issue 49, item 6):
+ * whether it is on and who decided, the other servers known here, and the delivery queue with the
+ * attempts that failed. Host names, counts and error lines only.
+ */
+export const FederationStatus = Type.Object({
+  enabled: Type.Boolean(),
+  /** environment: FEDERATION=on or off fixes it, and the switch here is locked. */
+  setBy: Type.Union([Type.Literal('environment'), Type.Literal('operator')]),
+  /** Why it cannot be turned on with this server's public address ('' when it can). */
+  unavailable: Type.String(),
+  /** How people here are found from other servers: @name@<this>. */
+  handleHost: Type.String(),
+  servers: Type.Array(
+    Type.Object({ host: Type.String(), people: Type.Integer(), followers: Type.Integer(), following: Type.Integer() }),
+  ),
+  totals: Type.Object({ servers: Type.Integer(), people: Type.Integer(), followers: Type.Integer(), following: Type.Integer() }),
+  queue: Type.Object({
+    waiting: Type.Integer(),
+    servers: Type.Array(Type.Object({ host: Type.String(), waiting: Type.Integer(), retrying: Type.Integer(), nextAttemptAt: Type.String() })),
+  }),
+  failures: Type.Array(
+    Type.Object({
+      host: Type.String(),
+      activity: Type.String(),
+      status: Nullable(Type.Integer()),
+      error: Type.String(),
+      /** Which attempt failed, from 1. */
+      attempt: Type.Integer(),
+      /** No more retries for this delivery. */
+      gaveUp: Type.Boolean(),
+      created_at: Type.String(),
+    }),
+  ),
+  /** Deliveries given up on in the last 7 days. */
+  gaveUpLastWeek: Type.Integer(),
+});
+export const FederationChange = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });

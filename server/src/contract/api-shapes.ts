@@ -266,6 +266,7 @@ export const ModerationAction = Type.Object({
     Type.Literal('make_invite'),
     Type.Literal('withdraw_invite'),
     Type.Literal('make_reset_link'),
+    Type.Literal('change_federation'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),

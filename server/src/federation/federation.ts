@@ -20,6 +20,7 @@ import type { RemoteActors } from './remote-actors.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import { createOf, registerPostObjects } from './post-activities.js';
 import { registerPostInbox, type RemotePostsDeps } from './remote-posts.js';
+import { outboxRetryDelayMs, type DeliveryFailures } from './delivery-failures.js';
 import { createInteractions, type Interactions, type SocialForFederation } from './interactions.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
@@ -63,6 +64,8 @@ export interface FederationDeps {
    * still refuses any other one we are handed.
    */
   allowPrivateAddress: boolean;
+  /** Failed deliveries, for the operator page. */
+  failures: DeliveryFailures;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -90,6 +93,12 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     // plugin.ts starts the queue once the server is ready and stops it when it closes.
     manuallyStartQueue: true,
     allowPrivateAddress: deps.allowPrivateAddress,
+    // Retries over days, and every failed attempt kept for the operator page (delivery-failures.ts).
+    outboxRetryPolicy: ({ attempts }) => {
+      const ms = outboxRetryDelayMs(attempts);
+      return ms === null ? null : Temporal.Duration.from({ milliseconds: ms });
+    },
+    onOutboxError: (error) => deps.failures.record(error),
     userAgent: { software: `${deps.software.name}/${deps.software.version}`, url: at('/') },
   });
 
@@ -98,6 +107,11 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     /^[1-9][0-9]{0,14}$/.test(identifier) ? repository.person(Number(identifier)) : undefined;
 
   const keys = keyPairStore(repository);
+  // onOutboxError has already recorded an HTTP 404 or 410 as given up; a delivery the circuit
+  // breaker held past its time is dropped here without another error.
+  federation.setOutboxPermanentFailureHandler((_ctx, failure) => {
+    if (failure.reason === 'circuit-breaker-ttl') deps.failures.record(failure.error, true);
+  });
 
   const actors = federation
     .setActorDispatcher(paths.actor, async (ctx, identifier) => {

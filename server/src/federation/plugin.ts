@@ -1,9 +1,13 @@
 import type { Federation, KvStore, MessageQueue } from '@fedify/fedify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { conflict } from '../kernel/errors.js';
+import type { Operator } from '../kernel/moderation-log.js';
 import { APP_VERSION } from '../kernel/version.js';
 import type { FederatedFollow } from '../social/follows-repository.js';
+import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.js';
 import { createFederationRepository } from './federation-repository.js';
+import { createFederationSettings } from './federation-settings.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
@@ -20,13 +24,30 @@ export interface FederationHandle {
   lookup(term: string): Promise<string | null>;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** ActivityPub (federation.ts); null while FEDERATION is off, when no federation route exists. */
-    federation: FederationHandle | null;
-  }
+/** Whether federation is on, and who decided (the operator page, federation/admin-routes.ts). */
+export interface FederationState {
+  enabled: boolean;
+  /** 'environment': FEDERATION=on or off fixes it, and the operator's switch is locked. */
+  setBy: 'environment' | 'operator';
+  /** Why it cannot be turned on with this PUBLIC_URL ('' when it can). */
+  unavailable: string;
 }
 
+export interface FederationSwitch {
+  state(): FederationState;
+  /** The operator's switch: 409 when the environment fixes it or PUBLIC_URL cannot federate. */
+  set(enabled: boolean, op: Operator): Promise<FederationState>;
+  /** Failed and waiting deliveries (kept while off too: what waits is sent once it is on again). */
+  deliveries: DeliveryFailures;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** ActivityPub (federation.ts); null while federation is off, when no federation route answers. */
+    federation: FederationHandle | null;
+    federationSwitch: FederationSwitch;
+  }
+}
 /**
  * The only paths handed to Fedify: its answers for everything else would be 404s, and a request
  * that is not one of these never pays for building a Request. Inboxes are not among them yet
@@ -51,81 +72,184 @@ const POST_EVENTS_POLL_MS = 1_000;
 const PASS = new Response(null, { status: 404 });
 
 /**
- * Federation (issue 49, items 1 and 6; docs/self-hosting.md, "Federation"). Off unless the operator
- * sets FEDERATION=on (with an https:// PUBLIC_URL, kernel/config.ts): then nothing here is
- * registered, and every federation path answers the app's 404 as before.
+ * Federation (issue 49, items 1 and 6; docs/self-hosting.md, "Federation"). Off until the operator
+ * turns it on: on the operator page (federation/admin-routes.ts; instance_settings.federation_enabled),
+ * or with FEDERATION=on, which fixes it either way (kernel/config.ts). It needs an https:// PUBLIC_URL.
+ * While off, every federation path answers the app's 404 as before, and Fedify is not even loaded.
  *
  * On, Fastify hands requests to Fedify from an onRequest hook, before any body is parsed (the
  * pattern of @fedify/fastify, which is not in our registry), so that the inboxes' POSTs, whose
- * signatures cover the raw bytes, can reach Fedify untouched; this slice hands it GETs only.
- * Fedify negotiates: an ActivityPub Accept gets the actor's JSON, while a browser asking for a
- * person's actor URL (text/html) is sent to their page in the app, and anything else it declines
- * falls through to the app.
+ * signatures cover the raw bytes, reach Fedify untouched. Fedify negotiates: an ActivityPub Accept
+ * gets the actor's JSON, while a browser asking for a person's actor URL (text/html) is sent to
+ * their page in the app, and anything else it declines falls through to the app.
  *
  * The inboxes (a person's and the shared one) take POSTs: the raw body, at most INBOX_MAX_BYTES,
  * goes to Fedify, which checks the signature, answers 202 and hands the activity to its listener
- * (follow-activities.ts) through the queue (federation_queue), off the request path. The same
- * queue delivers what we send, and retries it. Our posts go out from federation_post_events,
- * which triggers on posts fill in the write's own transaction (post-activities.ts); a timer
- * drains it every POST_EVENTS_POLL_MS.
+ * through the queue (federation_queue), off the request path. The same queue delivers what we
+ * send, and retries it (delivery-failures.ts). Our posts, likes and comments go out from event
+ * tables that triggers fill in the write's own transaction (post-activities.ts, interactions.ts),
+ * drained when a write is answered and every POST_EVENTS_POLL_MS.
+ *
+ * Turning it off stops the workers and the routes; what waits stays in its tables and is sent once
+ * it is on again (a post deleted meanwhile still reaches the servers that had it).
  */
 export default fp(
   async (fastify) => {
     const { config, database } = fastify;
-    if (!config.federation.enabled) {
-      fastify.decorate('federation', null);
-      return;
-    }
-    // Loaded only when on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-    const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }] =
-      await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js')]);
-    const origin = new URL(config.publicUrl).origin;
-    const { allowedPrivateHosts } = config.federation;
-    const repository = createFederationRepository(database.sqlite);
-    const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
-    const posts = createFederatedPostsRepository(database.sqlite);
-    const remotePosts = createRemotePostsRepository(database.sqlite);
-    const { follows } = fastify;
-    follows.setOrigin(origin);
-    const kv = createSqliteKvStore(database.sqlite);
-    const queue = createSqliteMessageQueue(database.sqlite, {
-      onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
+    const settings = createFederationSettings(database.sqlite);
+    const deliveries = createDeliveryFailures(database.sqlite);
+    const { forced, unavailable } = config.federation;
+    const state = (): FederationState => ({
+      enabled: on,
+      setBy: forced === null ? 'operator' : 'environment',
+      unavailable,
     });
-    const { federation, interactions } = buildFederation({
-      origin,
-      repository,
-      kv,
-      queue,
-      software: { name: 'shower-beer', version: APP_VERSION },
-      instance: () => {
-        const settings = fastify.instanceSettings.get();
-        return { name: settings.name, openRegistrations: settings.registrationMode === 'open' };
+
+    let running: Running | null = null;
+    let on = false;
+    let ready = false;
+    /** One switch at a time: a second click waits for the first to finish. */
+    let switching: Promise<unknown> = Promise.resolve();
+
+    const turnOn = async () => {
+      // Built once, on the first turn on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
+      running ??= await start(fastify, deliveries);
+      on = true;
+      if (ready) running.startWorkers();
+    };
+    const turnOff = async () => {
+      on = false;
+      await running?.stopWorkers();
+    };
+
+    fastify.decorate('federation', { getter: () => (on ? running!.handle : null) });
+    fastify.decorate('federationSwitch', {
+      state,
+      async set(enabled: boolean, op: Operator): Promise<FederationState> {
+        if (forced !== null) {
+          throw conflict(`Federation is ${forced} by the server's environment (FEDERATION=${forced}); remove that setting to switch it here.`);
+        }
+        if (enabled && unavailable !== '') throw conflict(unavailable);
+        const run = switching.then(async () => {
+          if (enabled === on) return;
+          settings.set(enabled, op);
+          await (enabled ? turnOn() : turnOff());
+        });
+        switching = run.catch(() => {});
+        await run;
+        return state();
       },
-      remoteActors,
-      follows,
-      posts,
-      remote: {
-        remotePosts,
-        posts: {
-          createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input),
-          removeFromAnotherServer: (postId) => fastify.postWrites.removeFromAnotherServer(postId),
-          editFromAnotherServer: (postId, authorId, changes, sensitivity) => fastify.contentWarnings.edit(postId, authorId, changes, sensitivity),
-        },
-        allowedPrivateHosts,
-        maxImageBytes: config.uploads.maxBytes,
-      },
-      social: {
-        like: (postId, userId) => fastify.likes.like(postId, userId),
-        unlike: (postId, userId) => fastify.likes.unlike(postId, userId),
-        comment: (postId, user, content) => ({ id: fastify.comments.add(postId, user, content).comment_id }),
-        deleteComment: (commentId, userId) => fastify.comments.delete(commentId, userId),
-      },
-      allowPrivateAddress: allowedPrivateHosts.length > 0,
-      log: fastify.log,
+      deliveries,
+    } satisfies FederationSwitch);
+
+    if (forced === 'on' || (forced === null && unavailable === '' && settings.get())) await turnOn();
+
+    // Registered whether on or off: while off each is one boolean test, and a federation path goes on
+    // to the app's routes (its 404).
+    fastify.addHook('onRequest', async (request, reply) => {
+      if (!on) return;
+      return running!.onRequest(request, reply);
     });
-    const context = () => federation.createContext(new URL(origin), undefined);
-    const postDelivery = createPostDelivery(federation, { origin, repo: posts, log: fastify.log });
-    fastify.decorate('federation', {
+    // A write of the app's may have left events (a post, a like, a comment on another server's
+    // post): drained as soon as it is answered, not at the next tick. Two indexed reads when none.
+    fastify.addHook('onResponse', async (request) => {
+      if (!on || request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/api/')) return;
+      running!.drain();
+    });
+    fastify.addHook('onReady', async () => {
+      ready = true;
+      if (on) running!.startWorkers();
+    });
+    fastify.addHook('preClose', async () => {
+      ready = false;
+      await switching;
+      await running?.stopWorkers();
+    });
+  },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'posts', 'social'] },
+);
+
+interface Running {
+  handle: FederationHandle;
+  onRequest(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /** Sends what the event tables hold (posts, likes, comments). */
+  drain(): void;
+  /** The queue's worker and the events' timer: started once the server is ready and federation on. */
+  startWorkers(): void;
+  /** Stops them, after sending what the event tables hold; resolves once the queue's listener has ended. */
+  stopWorkers(): Promise<void>;
+}
+
+/** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
+async function start(fastify: FastifyInstance, failures: DeliveryFailures): Promise<Running> {
+  const { config, database } = fastify;
+  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }] =
+    await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js')]);
+  const origin = new URL(config.publicUrl).origin;
+  const { allowedPrivateHosts } = config.federation;
+  const repository = createFederationRepository(database.sqlite);
+  const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
+  const posts = createFederatedPostsRepository(database.sqlite);
+  const remotePosts = createRemotePostsRepository(database.sqlite);
+  const { follows } = fastify;
+  follows.setOrigin(origin);
+  const kv = createSqliteKvStore(database.sqlite);
+  const queue = createSqliteMessageQueue(database.sqlite, {
+    onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
+  });
+  const { federation, interactions } = buildFederation({
+    origin,
+    repository,
+    kv,
+    queue,
+    software: { name: 'shower-beer', version: APP_VERSION },
+    instance: () => {
+      const settings = fastify.instanceSettings.get();
+      return { name: settings.name, openRegistrations: settings.registrationMode === 'open' };
+    },
+    remoteActors,
+    follows,
+    posts,
+    remote: {
+      remotePosts,
+      posts: {
+        createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input),
+        removeFromAnotherServer: (postId) => fastify.postWrites.removeFromAnotherServer(postId),
+        editFromAnotherServer: (postId, authorId, changes, sensitivity) => fastify.contentWarnings.edit(postId, authorId, changes, sensitivity),
+      },
+      allowedPrivateHosts,
+      maxImageBytes: config.uploads.maxBytes,
+    },
+    social: {
+      like: (postId, userId) => fastify.likes.like(postId, userId),
+      unlike: (postId, userId) => fastify.likes.unlike(postId, userId),
+      comment: (postId, user, content) => ({ id: fastify.comments.add(postId, user, content).comment_id }),
+      deleteComment: (commentId, userId) => fastify.comments.delete(commentId, userId),
+    },
+    allowPrivateAddress: allowedPrivateHosts.length > 0,
+    failures,
+    log: fastify.log,
+  });
+  const context = () => federation.createContext(new URL(origin), undefined);
+  const postDelivery = createPostDelivery(federation, { origin, repo: posts, log: fastify.log });
+
+  /** A browser opening a person's actor URL: their page in the app. Otherwise on to the app's routes. */
+  const browserPage = (path: string): Response => {
+    const id = PERSON_PATH.exec(path)?.[1];
+    const person = id === undefined ? undefined : repository.person(Number(id));
+    return person ? Response.redirect(new URL(paths.profile(person.username), origin).href, 303) : PASS;
+  };
+
+  let stop: AbortController | null = null;
+  let queueRun: Promise<void> = Promise.resolve();
+  let postTimer: NodeJS.Timeout | undefined;
+  const drain = () => {
+    void postDelivery.drain();
+    void interactions.drain();
+  };
+
+  return {
+    handle: {
       federation,
       kv,
       queue,
@@ -145,16 +269,9 @@ export default fp(
         if (!remote || !reachable(remote.host, allowedPrivateHosts)) return null;
         return lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
       },
-    } satisfies FederationHandle);
+    },
 
-    /** A browser opening a person's actor URL: their page in the app. Otherwise on to the app's routes. */
-    const browserPage = (path: string): Response => {
-      const id = PERSON_PATH.exec(path)?.[1];
-      const person = id === undefined ? undefined : repository.person(Number(id));
-      return person ? Response.redirect(new URL(paths.profile(person.username), origin).href, 303) : PASS;
-    };
-
-    fastify.addHook('onRequest', async (request, reply) => {
+    async onRequest(request, reply) {
       const path = request.url.split('?')[0]!;
       if (request.method === 'POST' && INBOX_PATH.test(path)) {
         const body = await readBody(request);
@@ -191,37 +308,31 @@ export default fp(
       });
       if (response === PASS) return;
       return reply.send(response);
-    });
+    },
 
-    // A write of the app's may have left events (a post, a like, a comment on another server's
-    // post): drained as soon as it is answered, not at the next tick. Two indexed reads when none.
-    fastify.addHook('onResponse', async (request) => {
-      if (request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/api/')) return;
-      void postDelivery.drain();
-      void interactions.drain();
-    });
+    drain,
 
-    // The queue's worker: started once the server is ready, stopped before the database closes.
-    const stop = new AbortController();
-    let postTimer: NodeJS.Timeout | undefined;
-    fastify.addHook('onReady', async () => {
-      federation.startQueue(undefined, { signal: stop.signal }).catch((err: unknown) => {
-        if (!stop.signal.aborted) fastify.log.error({ err }, 'federation: the queue stopped');
+    startWorkers() {
+      if (stop) return;
+      const controller = new AbortController();
+      stop = controller;
+      queueRun = federation.startQueue(undefined, { signal: controller.signal }).catch((err: unknown) => {
+        if (!controller.signal.aborted) fastify.log.error({ err }, 'federation: the queue stopped');
       });
-      postTimer = setInterval(() => {
-        void postDelivery.drain();
-        void interactions.drain();
-      }, POST_EVENTS_POLL_MS).unref();
-    });
-    fastify.addHook('preClose', async () => {
+      postTimer = setInterval(drain, POST_EVENTS_POLL_MS).unref();
+    },
+
+    async stopWorkers() {
+      if (!stop) return;
       clearInterval(postTimer);
       await postDelivery.drain().catch(() => {});
       await interactions.drain().catch(() => {});
       stop.abort();
-    });
-  },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'posts', 'social'] },
-);
+      stop = null;
+      await queueRun;
+    },
+  };
+}
 
 /**
  * An inbox POST's raw bytes, as they came (the signature's digest covers them), or null past

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import type { MessageQueue, MessageQueueDepth, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
 
@@ -11,6 +12,12 @@ export interface SqliteMessageQueueOptions {
   /** A handler that threw (Fedify's own handler records and retries its failures itself). */
   onError?: (error: unknown) => void;
 }
+
+/**
+ * The message a handler is running, for code Fedify calls from inside it that is not handed the
+ * message (its onOutboxError: which delivery and which attempt failed, delivery-failures.ts).
+ */
+export const runningMessage = new AsyncLocalStorage<unknown>();
 
 interface Claimed {
   id: number;
@@ -100,7 +107,8 @@ export function createSqliteMessageQueue(sqlite: Database.Database, options: Sql
 
       const run = async (row: Claimed) => {
         try {
-          await handler(JSON.parse(row.message));
+          const message: unknown = JSON.parse(row.message);
+          await runningMessage.run(message, () => handler(message));
         } catch (error) {
           onError(error);
         } finally {

@@ -76,8 +76,17 @@ export interface Config {
 }
 
 export interface FederationConfig {
-  /** FEDERATION=on: the federation routes answer (WebFinger, NodeInfo, actors); off, none of them exists. */
-  enabled: boolean;
+  /**
+   * FEDERATION=on or off: fixed by the environment, and the operator page's switch is locked. Unset
+   * (null, the default): the operator's switch decides (instance_settings.federation_enabled), off
+   * until they turn it on.
+   */
+  forced: 'on' | 'off' | null;
+  /**
+   * Why federation cannot be turned on with this PUBLIC_URL ('' when it can): other servers sign and
+   * fetch over https, so an http:// address other than loopback's cannot federate.
+   */
+  unavailable: string;
   /**
    * FEDERATION_ALLOWED_PRIVATE_HOSTS: "host:port" entries (comma-separated) of servers on a private
    * or loopback address that federation may reach, for tests and a developer's two servers on one
@@ -356,16 +365,16 @@ export function loadConfig(env: Env = process.env): Config {
  * reaches anyway: the tests and a developer's two servers on one machine.
  */
 function federationConfig(env: Env, publicUrl: string): FederationConfig {
-  const enabled = oneOf(env, 'FEDERATION', ['on', 'off'] as const, 'off') === 'on';
-  if (enabled) {
-    const url = new URL(publicUrl);
-    const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-      throw new ConfigError(
-        `FEDERATION=on needs PUBLIC_URL to be the server's public https:// address (other servers sign and fetch over https), got "${publicUrl}".`,
-      );
-    }
-  }
+  const raw = str(env, 'FEDERATION', '');
+  if (raw !== '' && raw !== 'on' && raw !== 'off') throw new ConfigError(`FEDERATION must be on or off (or unset, to leave it to the operator page), got "${raw}"`);
+  const forced = raw === '' ? null : raw;
+  const url = new URL(publicUrl);
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  const unavailable =
+    url.protocol === 'https:' || (url.protocol === 'http:' && loopback)
+      ? ''
+      : `Federation needs PUBLIC_URL to be the server's public https:// address (other servers sign and fetch over https); it is "${publicUrl}".`;
+  if (forced === 'on' && unavailable !== '') throw new ConfigError(`FEDERATION=on: ${unavailable}`);
   const allowedPrivateHosts = str(env, 'FEDERATION_ALLOWED_PRIVATE_HOSTS', '')
     .split(',')
     .map((h) => h.trim().toLowerCase())
@@ -375,7 +384,7 @@ function federationConfig(env: Env, publicUrl: string): FederationConfig {
       throw new ConfigError(`FEDERATION_ALLOWED_PRIVATE_HOSTS takes host:port entries, like b.test:8443; got "${host}".`);
     }
   }
-  return { enabled, allowedPrivateHosts };
+  return { forced, unavailable, allowedPrivateHosts };
 }
 
 /** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */

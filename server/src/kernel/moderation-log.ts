@@ -17,7 +17,9 @@ export type ActionName =
   | 'change_server_page'
   | 'make_invite'
   | 'withdraw_invite'
-  | 'make_reset_link';
+  | 'make_reset_link'
+  // Federation's switch (federation/federation-settings.ts).
+  | 'change_federation';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

@@ -11,9 +11,15 @@ const get = (app: FastifyInstance, url: string, accept = AP) => app.inject({ met
 const webfinger = (app: FastifyInstance, resource: string) =>
   get(app, `/.well-known/webfinger?resource=${encodeURIComponent(resource)}`, 'application/jrd+json');
 
-t.test('FEDERATION: off by default; on needs an https:// PUBLIC_URL (plain http only on loopback)', async (t) => {
-  t.equal(loadConfig({ PUBLIC_URL: 'https://beer.example' }).federation.enabled, false, 'off unless asked');
-  t.equal(loadConfig({ PUBLIC_URL: 'https://beer.example', FEDERATION: 'on' }).federation.enabled, true);
+t.test('FEDERATION: unset leaves it to the operator; on or off fixes it; on needs an https:// PUBLIC_URL (plain http only on loopback)', async (t) => {
+  t.match(loadConfig({ PUBLIC_URL: 'https://beer.example' }).federation, { forced: null, unavailable: '' }, 'the operator decides');
+  t.equal(loadConfig({ PUBLIC_URL: 'https://beer.example', FEDERATION: 'on' }).federation.forced, 'on');
+  t.equal(loadConfig({ PUBLIC_URL: 'https://beer.example', FEDERATION: 'off' }).federation.forced, 'off');
+  t.match(
+    loadConfig({ PUBLIC_URL: 'http://beer.example' }).federation.unavailable,
+    /needs PUBLIC_URL to be the server's public https:\/\/ address/,
+    'a public http:// address cannot federate, and says why',
+  );
   const refusal = (env: Record<string, string>) => {
     try {
       loadConfig(env);
@@ -23,11 +29,11 @@ t.test('FEDERATION: off by default; on needs an https:// PUBLIC_URL (plain http 
     return null;
   };
   const http = refusal({ PUBLIC_URL: 'http://beer.example', FEDERATION: 'on' });
-  t.ok(http instanceof ConfigError, 'a public http:// address is refused at start');
-  t.match((http as Error).message, /FEDERATION=on needs PUBLIC_URL to be the server's public https:\/\/ address/);
+  t.ok(http instanceof ConfigError, 'FEDERATION=on with a public http:// address is refused at start');
+  t.match((http as Error).message, /FEDERATION=on: Federation needs PUBLIC_URL to be the server's public https:\/\/ address/);
   t.ok(refusal({ FEDERATION: 'yes' }) instanceof ConfigError, 'only on or off');
   for (const url of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000']) {
-    t.equal(loadConfig({ PUBLIC_URL: url, FEDERATION: 'on' }).federation.enabled, true, `${url}: loopback, for tests and development`);
+    t.equal(loadConfig({ PUBLIC_URL: url, FEDERATION: 'on' }).federation.forced, 'on', `${url}: loopback, for tests and development`);
   }
 });
 

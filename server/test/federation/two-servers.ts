@@ -7,12 +7,12 @@ import { freePort } from './peer.js';
  * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL: WebFinger handles go over
  * https, which plain-http loopback servers do not offer.
  */
-export async function twoServers(t: Teardown) {
+export async function twoServers(t: Teardown, env: Record<string, string> = {}) {
   const [portA, portB] = [await freePort(), await freePort()];
   const hosts = `127.0.0.1:${portA},127.0.0.1:${portB}`;
   const start = async (port: number): Promise<TestApp & { origin: string; host: string }> => {
     const origin = `http://127.0.0.1:${port}`;
-    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts });
+    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts, ...env });
     await app.app.listen({ port, host: '127.0.0.1' });
     return { ...app, origin, host: `127.0.0.1:${port}` };
   };

@@ -502,7 +502,7 @@ export const moderationActions = sqliteTable(
     operatorName: text('operator_name').notNull(),
     action: text('action', {
       enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
-        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link'],
+        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation'],
     }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
@@ -584,6 +584,11 @@ export const instanceSettings = sqliteTable('instance_settings', {
   rules: text('rules').notNull().default(''),
   /** How to reach the operators (an e-mail address or a line of text), shown on "Forgot password?" and the landing page; '' when none. */
   contact: text('contact').notNull().default(''),
+  /**
+   * The operator's switch for federation (server/src/federation/plugin.ts): 1 on, 0 off. FEDERATION=on
+   * or off in the environment overrides it; unset, this decides.
+   */
+  federationEnabled: integer('federation_enabled').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
 });
 
@@ -875,3 +880,27 @@ export const federationActorDeletions = sqliteTable('federation_actor_deletions'
   recipients: text('recipients').notNull(),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Deliveries to other servers that failed (federation/delivery-failures.ts), for the operator page:
+ * each failed attempt, with whether it was the last one (a permanent status, or retries used up).
+ * Kept for FAILURE_RETENTION_MS and at most FAILURE_ROWS_KEPT rows.
+ */
+export const federationDeliveryFailures = sqliteTable(
+  'federation_delivery_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    host: text('host').notNull(),
+    inbox: text('inbox').notNull(),
+    activityType: text('activity_type').notNull(),
+    /** The inbox's HTTP status; null when the server could not be reached at all. */
+    status: integer('status'),
+    error: text('error').notNull(),
+    /** The attempt that failed, from 0. */
+    attempt: integer('attempt').notNull(),
+    /** 1: no more retries for this delivery. */
+    gaveUp: integer('gave_up').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('federation_delivery_failures_created').on(t.createdAt)],
+);

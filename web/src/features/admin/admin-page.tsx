@@ -11,6 +11,7 @@ import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
+import { FederationSettings } from './federation-settings';
 import { JoinRequests, RegistrationSettings } from './registration-settings';
 import styles from './admin-page.module.css';
 
@@ -35,6 +36,7 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   make_invite: 'Made an invite link',
   withdraw_invite: 'Withdrew an invite link',
   make_reset_link: 'Made a password reset link for',
+  change_federation: 'Turned federation',
 };
 
 /** The operator's second page: what is set once (app/screens.ts names both). */
@@ -143,7 +145,7 @@ export function AdminPage() {
     return (
       <div className={`${page.page} ${styles.wide}`}>
         <h1 className={page.title}>Server settings</h1>
-        <p className={page.subtitle}>What this server is, who may join, and the links that let people in.</p>
+        <p className={page.subtitle}>What this server is, who may join, the links that let people in, and the other servers it talks to.</p>
         <OperatorTabs />
         <RegistrationSettings />
         {operators.source === 'accounts' && (
@@ -154,6 +156,7 @@ export function AdminPage() {
             <PasswordReset />
           </section>
         )}
+        <FederationSettings />
       </div>
     );
   }

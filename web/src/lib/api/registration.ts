@@ -30,3 +30,8 @@ export const getInvites = () => request<Static<typeof answers.Invites>>('/api/in
 export const createInvite = (expiresInHours: number, maxUses: number) =>
   request<NewInvite>('/api/invites', { method: 'POST', body: { expiresInHours, maxUses } });
 export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, { method: 'DELETE', body: {} });
+
+/** Federation on the operator settings page (issue 49): the switch, the servers known here, the queue and its failures. */
+export type FederationStatus = Static<typeof answers.FederationStatus>;
+export const getFederation = () => request<FederationStatus>('/api/admin/federation');
+export const setFederation = (enabled: boolean) => request<FederationStatus>('/api/admin/federation', { method: 'PUT', body: { enabled } });

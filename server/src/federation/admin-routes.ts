@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { FederationChange, FederationStatus } from '../contract/answers.js';
+import { ErrorBody, errors, writeErrors } from '../kernel/route-schemas.js';
+import { createFederationOverview } from './federation-overview.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+/** Failed attempts the page lists, newest first. */
+const FAILURES_SHOWN = 20;
+const WEEK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Federation on the operator page (issue 49, item 6), under /api/admin behind the scope's one
+ * operator check (api.ts): the switch, the servers known here, the queue and its failures. It
+ * answers while federation is off too: the switch is here, and what the tables hold stays.
+ */
+const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { federationSwitch } = fastify;
+  const overview = createFederationOverview(fastify.database.sqlite);
+  const handleHost = new URL(fastify.config.publicUrl).host;
+
+  const status = () => {
+    const { servers, totals } = overview.servers();
+    const queue = federationSwitch.deliveries.queue();
+    return {
+      ...federationSwitch.state(),
+      handleHost,
+      servers,
+      totals,
+      queue: { waiting: queue.waiting, servers: queue.servers.slice(0, 50).map((s) => ({ ...s, nextAttemptAt: iso(s.nextAttemptAt) })) },
+      failures: federationSwitch.deliveries.recent(FAILURES_SHOWN).map((f) => ({
+        host: f.host,
+        activity: f.activityType,
+        status: f.status,
+        error: f.error,
+        attempt: f.attempt + 1,
+        gaveUp: f.gaveUp === 1,
+        created_at: iso(f.createdAt),
+      })),
+      gaveUpLastWeek: federationSwitch.deliveries.gaveUpSince(WEEK_MS),
+    };
+  };
+
+  fastify.get('/federation', { schema: { response: { 200: FederationStatus, ...errors, 403: ErrorBody } } }, async () => status());
+
+  fastify.put(
+    '/federation',
+    { schema: { body: FederationChange, response: { 200: FederationStatus, ...writeErrors, 403: ErrorBody, 409: ErrorBody } } },
+    async (request) => {
+      await federationSwitch.set(request.body.enabled, { id: request.user.id, username: request.user.username });
+      return status();
+    },
+  );
+};
+
+export default federationAdminRoutes;
