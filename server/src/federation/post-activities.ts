@@ -142,20 +142,22 @@ export function createPostDelivery(federation: Federation<void>, deps: PostActiv
     const identifier = String(event.userId);
     const actor = ctx.getActorUri(identifier);
     const noteId = new URL(postPath(event.userId, event.postId), origin);
-    const followers = repo.followersOf(event.userId);
-    const post = event.kind === 'delete' ? undefined : repo.post(event.postId);
+    // The cheapest reads first: most events are of posts no other server has or needs.
     const federated = repo.federated(event.postId);
+    if (event.kind === 'create' ? federated !== undefined : !federated || federated.deletedAt !== null) return;
+    const post = event.kind === 'delete' ? undefined : repo.post(event.postId);
+    if (event.kind === 'create' && (!post || post.shareable !== 1)) return;
+    const followers = repo.followersOf(event.userId);
+    if (followers.length === 0 && event.kind === 'create') return;
     const send = async (activity: Create | Update | Delete) => {
       if (followers.length > 0) await ctx.sendActivity({ identifier }, recipientsOf(followers), activity, { preferSharedInbox: true });
     };
 
     if (event.kind === 'create') {
-      if (!post || post.shareable !== 1 || followers.length === 0 || federated) return;
-      await send(createOf(ctx, post, repo, origin));
+      await send(createOf(ctx, post!, repo, origin));
       repo.markDelivered(event.postId, event.userId);
       return;
     }
-    if (!federated || federated.deletedAt !== null) return;
     if (event.kind === 'update' && post && post.shareable === 1) {
       const at = Date.now();
       const note = noteOf(ctx, post, repo, origin).clone({ updated: Temporal.Instant.fromEpochMilliseconds(Math.max(at, post.editedAt ?? 0)) });

@@ -267,39 +267,28 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     return 'accepted';
   });
 
-  /** Their Undo of that Follow: no longer a follower, or no longer asking. */
-  const undoIn = sqlite.transaction((remoteId: number, localId: number): boolean => {
-    forgetActivity.get(remoteId, localId);
-    const removed = remove.get(remoteId, localId);
+  /**
+   * A follow across servers ended by the other side: their Undo of their follow of ours, or their
+   * Reject of ours. The follow or the waiting request goes, with the Follow's id; false when there
+   * was neither.
+   */
+  const endCrossFollow = sqlite.transaction((followerId: number, followeeId: number): boolean => {
+    forgetActivity.get(followerId, followeeId);
+    const removed = remove.get(followerId, followeeId);
     if (removed) {
-      counters.followRemoved(remoteId, localId, removed.createdAt, removed.accepted === 1);
+      counters.followRemoved(followerId, followeeId, removed.createdAt, removed.accepted === 1);
       return true;
     }
-    return removeRequest.get(remoteId, localId) !== undefined;
+    return removeRequest.get(followerId, followeeId) !== undefined;
   });
-
-  /**
-   * Their server accepted our `localId`'s Follow of `remoteId`: the request becomes a follow. Told
-   * "accepted your follow request" only when they approve by hand (a locked account); an open one
-   * accepts every Follow at once, which is no news.
-   */
+  /** Their Accept of our person's Follow: the request becomes a follow. */
   const acceptedOut = sqlite.transaction((localId: number, remoteId: number): boolean => {
-    if (removeRequest.get(localId, remoteId) === undefined) return false;
+    // Someone here no longer live (suspended, removed) keeps the request as it was: nothing changes.
     const local = remoteState.get(localId);
     if (!local || local.live !== 1) return false;
+    if (removeRequest.get(localId, remoteId) === undefined) return false;
     addFollow(localId, remoteId, remoteState.get(remoteId)?.manual === 1);
     return true;
-  });
-
-  /** Their server rejected it, or ended the follow later (Mastodon's Reject of an accepted Follow). */
-  const rejectedOut = sqlite.transaction((localId: number, remoteId: number): boolean => {
-    forgetActivity.get(localId, remoteId);
-    const removed = remove.get(localId, remoteId);
-    if (removed) {
-      counters.followRemoved(localId, remoteId, removed.createdAt, removed.accepted === 1);
-      return true;
-    }
-    return removeRequest.get(localId, remoteId) !== undefined;
   });
 
   return {
@@ -308,9 +297,9 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
       origin = value;
     },
     followIn: (remoteId: number, localId: number, activityUri: string) => followIn.immediate(remoteId, localId, activityUri),
-    undoIn: (remoteId: number, localId: number) => undoIn.immediate(remoteId, localId),
+    undoIn: (remoteId: number, localId: number) => endCrossFollow.immediate(remoteId, localId),
     acceptedOut: (localId: number, remoteId: number) => acceptedOut.immediate(localId, remoteId),
-    rejectedOut: (localId: number, remoteId: number) => rejectedOut.immediate(localId, remoteId),
+    rejectedOut: (localId: number, remoteId: number) => endCrossFollow.immediate(localId, remoteId),
     /** The Follow activity id behind a cross-server follow or request, if kept. */
     followActivity: (followerId: number, followeeId: number): string | undefined => activityOf.get(followerId, followeeId),
     follow: (followerId: number, username: string) => change.immediate(followerId, username, true),
