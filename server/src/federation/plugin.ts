@@ -8,6 +8,7 @@ import type { FederatedFollow } from '../social/follows-repository.js';
 import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.js';
 import { createFederationRepository } from './federation-repository.js';
 import { createFederationSettings } from './federation-settings.js';
+import { createRateLimit, signerHost } from './inbox-limits.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
@@ -20,8 +21,13 @@ export interface FederationHandle {
   queue: MessageQueue;
   /** Tells the other servers of follows that cross servers, once their write has committed. */
   deliver(follows: FederatedFollow | readonly FederatedFollow[] | undefined): Promise<void>;
-  /** A search term naming someone on another server: their name@host once found and kept, else null. */
+  /**
+   * A search term naming someone on another server: their name@host once found and kept, else
+   * null. Their recent public posts are then read in the background (backfill.ts).
+   */
   lookup(term: string): Promise<string | null>;
+  /** Reads a person of another server's recent posts now (tests); how many were kept. */
+  backfill(userId: number): Promise<number>;
 }
 
 /** Whether federation is on, and who decided (the operator page, federation/admin-routes.ts). */
@@ -56,6 +62,9 @@ declare module 'fastify' {
 const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|posts\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
 /** The inboxes, which take POSTs only. */
 const INBOX_PATH = /^(?:\/users\/[1-9][0-9]{0,14}\/inbox|\/inbox)$/;
+/** Inbox POSTs refused (unsigned, badly signed, too large) one address may make before it gets 429s. */
+const REFUSED_BURST = 60;
+const REFUSED_PER_MINUTE = 30;
 /** The most an inbox reads of one activity: Mastodon's own posts stay far below it. */
 const INBOX_MAX_BYTES = 256 * 1024;
 const PERSON_PATH = /^\/users\/([1-9][0-9]{0,14})$/;
@@ -183,8 +192,8 @@ interface Running {
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
 async function start(fastify: FastifyInstance, failures: DeliveryFailures): Promise<Running> {
   const { config, database } = fastify;
-  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }] =
-    await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js')]);
+  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
+    await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
   const repository = createFederationRepository(database.sqlite);
@@ -232,6 +241,16 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
   });
   const context = () => federation.createContext(new URL(origin), undefined);
   const postDelivery = createPostDelivery(federation, { origin, repo: posts, log: fastify.log });
+  const backfill = createBackfill({
+    sqlite: database.sqlite,
+    kv,
+    instanceActor: INSTANCE_ACTOR,
+    remotePosts,
+    posts: { createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input) },
+    allowedPrivateHosts,
+    maxImageBytes: config.uploads.maxBytes,
+    log: fastify.log,
+  });
 
   /** A browser opening a person's actor URL: their page in the app. Otherwise on to the app's routes. */
   const browserPage = (path: string): Response => {
@@ -239,6 +258,9 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
     const person = id === undefined ? undefined : repository.person(Number(id));
     return person ? Response.redirect(new URL(paths.profile(person.username), origin).href, 303) : PASS;
   };
+
+  const senders = createRateLimit({ burst: config.federation.inboxPerMinute, perMinute: config.federation.inboxPerMinute });
+  const refused = createRateLimit({ burst: REFUSED_BURST, perMinute: REFUSED_PER_MINUTE });
 
   let stop: AbortController | null = null;
   let queueRun: Promise<void> = Promise.resolve();
@@ -258,6 +280,8 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
         for (const item of Array.isArray(items) ? items : [items as FederatedFollow]) {
           try {
             await sendFollowActivity(context(), remoteActors, item);
+            // Their recent posts, for their profile and, once they accept, the feed.
+            if (item.act === 'follow') backfill.followed(context(), item.followeeId);
           } catch (err) {
             // The follow is committed here; its delivery is what failed to be queued (logged, not the caller's error).
             fastify.log.warn({ err, act: item.act }, 'federation: an activity could not be queued');
@@ -267,18 +291,34 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
       async lookup(term) {
         const remote = remoteQuery(term);
         if (!remote || !reachable(remote.host, allowedPrivateHosts)) return null;
-        return lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
+        const found = await lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
+        if (found !== null) backfill.looked(context(), found);
+        return found;
       },
+      backfill: (userId) => backfill.read(context(), userId),
     },
 
     async onRequest(request, reply) {
       const path = request.url.split('?')[0]!;
       if (request.method === 'POST' && INBOX_PATH.test(path)) {
+        // One server's volume is its own: its bucket is charged for what it got in, and a sender
+        // whose requests are refused (unsigned, forged) is slowed by address (inbox-limits.ts).
+        const host = signerHost(request.headers);
+        const limited = host !== null && !senders.allows(host) ? senders.retryAfter(host) : !refused.allows(request.ip) ? refused.retryAfter(request.ip) : 0;
+        if (limited > 0) {
+          return reply
+            .code(429)
+            .header('retry-after', String(limited))
+            .send({ error: 'rate_limited', message: `Too many activities from this sender; try again in ${limited} s.` });
+        }
         const body = await readBody(request);
         if (body === null) {
+          refused.take(request.ip);
           return reply.code(413).send({ error: 'payload_too_large', message: `An activity must be at most ${INBOX_MAX_BYTES} bytes.` });
         }
         const response = await federation.fetch(toWebRequest(request, origin, body), { contextData: undefined });
+        if (response.ok && host !== null) senders.take(host);
+        else if (!response.ok) refused.take(request.ip);
         return reply.send(response);
       }
       if (request.method !== 'GET') return;

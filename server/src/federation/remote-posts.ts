@@ -1,5 +1,5 @@
 import type { InboxListenerSetters } from '@fedify/fedify';
-import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION, Update } from '@fedify/vocab';
+import { Create, Delete, Document, isActor, Note, PUBLIC_COLLECTION, Update, type DocumentLoader } from '@fedify/vocab';
 import { HttpError } from '../kernel/errors.js';
 import { cleanText, clip } from '../kernel/text.js';
 import { actorInput } from './follow-activities.js';
@@ -152,33 +152,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
       }
       const authorId = remoteActors.idOf(actorId);
       if (authorId === undefined || !remotePosts.followedHere(authorId)) return;
-      // Their own post, on their own server: a Create cannot carry another's.
-      if (note.attributionId?.href !== actorId.href || note.id.origin !== actorId.origin) return;
-      if (remotePosts.byUri(note.id.href)) return;
-      const photos: PostFromAnotherServer['photos'] = [];
-      for await (const attachment of note.getAttachments({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader })) {
-        if (photos.length === ALBUM_MAX_PHOTOS) break;
-        if (!(attachment instanceof Document) || (attachment.mediaType && !attachment.mediaType.startsWith('image/'))) continue;
-        const url = attachment.url instanceof URL ? attachment.url : attachment.url?.href;
-        if (!url) continue;
-        const bytes = await fetchImage(url, deps.allowedPrivateHosts, deps.maxImageBytes);
-        if (bytes) photos.push({ bytes, altText: attachment.name?.toString() ?? '' });
-      }
-      if (photos.length === 0) {
-        log.info({ note: note.id.href }, 'federation: a post without a photo we could take is not kept');
-        return;
-      }
-      const published = note.published?.epochMilliseconds ?? Date.now();
-      await posts.createFromAnotherServer({
-        userId: authorId,
-        caption: htmlToText(note.content?.toString() ?? ''),
-        photos,
-        sensitive: note.sensitive === true,
-        warning: note.summary?.toString() ?? '',
-        // Never in the future: a wrong clock there must not pin a post to the top of the feed.
-        createdAt: Math.min(published, Date.now()),
-        onInserted: (postId) => remotePosts.record(postId, note.id!.href, [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href)),
-      });
+      await keepNote(note, actorId, authorId, loaders, deps);
     })
     .on(Update, async (ctx, update) => {
       const actorId = update.actorId;
@@ -217,3 +191,56 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
       await posts.removeFromAnotherServer(kept.postId);
     });
 }
+
+export type NoteKeeperDeps = Pick<RemotePostsDeps, 'remotePosts' | 'allowedPrivateHosts' | 'maxImageBytes' | 'log'> & {
+  posts: Pick<PostsFromAnotherServer, 'createFromAnotherServer'>;
+};
+
+/**
+ * A Note of someone on another server made a post here (issue 49, item 2), from a delivered
+ * `Create` (registerPostInbox, above) or their outbox (backfill.ts): its photos fetched through our
+ * pipeline (fetchImage, above), its caption as text, its content warning and sensitive
+ * mark. Their own Note only (attributed to them, on their host), once (by its id), and only with a
+ * photo we could take. True when it was kept.
+ */
+export async function keepNote(
+  note: Note,
+  actorId: URL,
+  authorId: number,
+  loaders: { documentLoader: DocumentLoader; contextLoader: DocumentLoader },
+  deps: NoteKeeperDeps,
+): Promise<boolean> {
+  const { remotePosts, posts, log } = deps;
+  if (!note.id) return false;
+  // Their own post, on their own server: a Create cannot carry another's.
+  if (note.attributionId?.href !== actorId.href || note.id.origin !== actorId.origin) return false;
+  if (remotePosts.byUri(note.id.href)) return false;
+  const photos: PostFromAnotherServer['photos'] = [];
+  for await (const attachment of note.getAttachments(loaders)) {
+    if (photos.length === ALBUM_MAX_PHOTOS) break;
+    if (!(attachment instanceof Document) || (attachment.mediaType && !attachment.mediaType.startsWith('image/'))) continue;
+    const url = attachment.url instanceof URL ? attachment.url : attachment.url?.href;
+    if (!url) continue;
+    const bytes = await fetchImage(url, deps.allowedPrivateHosts, deps.maxImageBytes);
+    if (bytes) photos.push({ bytes, altText: attachment.name?.toString() ?? '' });
+  }
+  if (photos.length === 0) {
+    log.info({ note: note.id.href }, 'federation: a post without a photo we could take is not kept');
+    return false;
+  }
+  const published = note.published?.epochMilliseconds ?? Date.now();
+  await posts.createFromAnotherServer({
+    userId: authorId,
+    caption: htmlToText(note.content?.toString() ?? ''),
+    photos,
+    sensitive: note.sensitive === true,
+    warning: note.summary?.toString() ?? '',
+    // Never in the future: a wrong clock there must not pin a post to the top of the feed.
+    createdAt: Math.min(published, Date.now()),
+    onInserted: (postId) => remotePosts.record(postId, note.id!.href, [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href)),
+  });
+  return true;
+}
+
+/** Whether a Note is addressed to everyone (not to followers only, nor a direct message). */
+export const isPublicNote = (note: Note): boolean => [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href);

@@ -93,6 +93,11 @@ export interface FederationConfig {
    * machine. Empty (the default): no other server on a private address is ever reached.
    */
   allowedPrivateHosts: string[];
+  /**
+   * FEDERATION_INBOX_PER_MINUTE: activities one server may deliver per minute once its burst (as
+   * many) is spent; past it, 429 with Retry-After, which senders honour (federation/inbox-limits.ts).
+   */
+  inboxPerMinute: number;
 }
 
 export const REGISTRATION_MODES = ['open', 'approval', 'invite', 'closed'] as const;
@@ -384,7 +389,7 @@ function federationConfig(env: Env, publicUrl: string): FederationConfig {
       throw new ConfigError(`FEDERATION_ALLOWED_PRIVATE_HOSTS takes host:port entries, like b.test:8443; got "${host}".`);
     }
   }
-  return { forced, unavailable, allowedPrivateHosts };
+  return { forced, unavailable, allowedPrivateHosts, inboxPerMinute: int(env, 'FEDERATION_INBOX_PER_MINUTE', 120, 1) };
 }
 
 /** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */
