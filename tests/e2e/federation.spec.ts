@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import sharp from 'sharp';
@@ -19,6 +20,8 @@ const base = Number(process.env.E2E_PORT ?? 3100);
 const ports = [base + 52, base + 53] as const;
 const hostOf = (port: number) => `localhost:${port}`;
 const servers: Array<{ origin: string; stop: () => Promise<void> }> = [];
+/** What the first test leaves for the next (serial): A's operator and the person of B she follows. */
+let walked: { aliceToken: string; bobThere: string } | undefined;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -136,4 +139,41 @@ test('someone on another server: found, followed, their album seen, liked and co
   await expect(known).toContainText('1 followed from here');
   await page.getByRole('heading', { name: 'Federation' }).scrollIntoViewIfNeeded();
   await shot(page, 'operator-settings');
+  walked = { aliceToken, bobThere };
+});
+
+test("A's operator suspends B: its person and his post are gone from her server; the block list goes out and comes back as CSV", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken, bobThere } = walked!;
+  const [a] = [servers[0]!];
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  await page.goto('/app/admin/settings');
+  const form = page.getByRole('form', { name: 'Suspend a server' });
+  await form.getByLabel('Server').fill(`http://${hostOf(ports[1])}/app/profile/someone`);
+  await form.getByLabel('Reason (in the exported list)').fill('Testing the block');
+  await form.getByRole('button', { name: 'Suspend server' }).click();
+  await expect(form.getByText(`${hostOf(ports[1])} is suspended. 1 person of theirs kept here was removed.`)).toBeVisible();
+  const blocked = page.getByRole('list', { name: 'Blocked servers' });
+  await expect(blocked.getByRole('listitem').filter({ hasText: hostOf(ports[1]) })).toContainText('Suspended · “Testing the block”');
+  await expect(page.getByText('No other server yet.')).toBeVisible();
+  await shot(page, 'blocked');
+
+  // The CSV out, and back in: the same list.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const file = await (await download).path();
+  const csv = readFileSync(file, 'utf8');
+  expect(csv).toBe(`#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate\n${hostOf(ports[1])},suspend,false,false,Testing the block,false\n`);
+  await page.getByLabel('Import CSV').setInputFiles(file);
+  await expect(page.getByText('1 imported.')).toBeVisible();
+  await expect(blocked.getByRole('listitem')).toHaveCount(1);
+
+  // Her Following feed no longer has his album; his profile is not found here.
+  const feed = new FeedPage(page, 'follow-feed');
+  await feed.goto();
+  await expect(feed.posts.filter({ hasText: 'from the other server' })).toHaveCount(0);
+  const search = new SearchPage(page);
+  await search.goto();
+  await search.search(bobThere);
+  await expect(page.getByRole('link', { name: bobThere })).toHaveCount(0);
 });

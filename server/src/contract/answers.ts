@@ -174,3 +174,36 @@ export const FederationStatus = Type.Object({
   gaveUpLastWeek: Type.Integer(),
 });
 export const FederationChange = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+/** A block of another server, as the operator page lists it (docs/api.md, "Blocking servers"). */
+export const DomainBlockView = Type.Object({
+  domain: Type.String(),
+  severity: Type.Union([Type.Literal('suspend'), Type.Literal('limit'), Type.Literal('noop')]),
+  rejectMedia: Type.Boolean(),
+  rejectReports: Type.Boolean(),
+  publicComment: Type.String(),
+  privateComment: Type.String(),
+  obfuscate: Type.Boolean(),
+});
+export const DomainBlocks = Type.Object({ blocks: Type.Array(DomainBlockView) });
+/** PUT /api/admin/federation/blocks: a block, new or changed (severity and texts checked by the repository). */
+export const DomainBlockChange = Type.Object(
+  {
+    domain: Type.String({ maxLength: 300 }),
+    severity: Type.Union([Type.Literal('suspend'), Type.Literal('limit'), Type.Literal('noop')]),
+    rejectMedia: Type.Optional(Type.Boolean()),
+    rejectReports: Type.Optional(Type.Boolean()),
+    publicComment: Type.Optional(Type.String({ maxLength: 5000 })),
+    privateComment: Type.Optional(Type.String({ maxLength: 5000 })),
+    obfuscate: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const DomainBlockSaved = Type.Object({ block: DomainBlockView, removedPeople: Type.Integer() });
+/** POST /api/admin/federation/blocks/import: Mastodon's CSV as text. */
+export const DomainBlockImport = Type.Object({ csv: Type.String({ maxLength: 2_000_000 }) }, { additionalProperties: false });
+export const DomainBlockImported = Type.Object({
+  imported: Type.Integer(),
+  skipped: Type.Array(Type.Object({ line: Type.Integer(), reason: Type.String() })),
+  removedPeople: Type.Integer(),
+});

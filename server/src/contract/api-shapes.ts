@@ -267,6 +267,8 @@ export const ModerationAction = Type.Object({
     Type.Literal('withdraw_invite'),
     Type.Literal('make_reset_link'),
     Type.Literal('change_federation'),
+    Type.Literal('block_server'),
+    Type.Literal('unblock_server'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),

@@ -1,5 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { FederationChange, FederationStatus } from '../contract/answers.js';
+import { Type } from 'typebox';
+import {
+  Done,
+  DomainBlockChange,
+  DomainBlockImport,
+  DomainBlockImported,
+  DomainBlocks,
+  DomainBlockSaved,
+  FederationChange,
+  FederationStatus,
+} from '../contract/answers.js';
 import { ErrorBody, errors, writeErrors } from '../kernel/route-schemas.js';
 import { createFederationOverview } from './federation-overview.js';
 
@@ -49,6 +59,43 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       await federationSwitch.set(request.body.enabled, { id: request.user.id, username: request.user.username });
       return status();
     },
+  );
+
+  // Blocks of other servers (issue 50, item 1; docs/api.md, "Blocking servers").
+  const { blocks } = federationSwitch;
+  const operator = (request: { user: { id: number; username: string } }) => ({ id: request.user.id, username: request.user.username });
+  fastify.get('/federation/blocks', { schema: { response: { 200: DomainBlocks, ...errors, 403: ErrorBody } } }, async () => ({
+    blocks: blocks.list().map(({ createdAt: _createdAt, ...b }) => b),
+  }));
+
+  fastify.put(
+    '/federation/blocks',
+    { schema: { body: DomainBlockChange, response: { 200: DomainBlockSaved, ...writeErrors, 403: ErrorBody } } },
+    async (request) => federationSwitch.block(request.body, operator(request)),
+  );
+
+  fastify.delete(
+    '/federation/blocks/:domain',
+    { schema: { params: Type.Object({ domain: Type.String({ maxLength: 300 }) }), response: { 200: Done, ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      blocks.lift(request.params.domain, operator(request));
+      return { done: true as const };
+    },
+  );
+
+  // Mastodon's CSV, to share a list with other operators or bring theirs in.
+  fastify.get('/federation/blocks/export', async (_request, reply) =>
+    reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="domain_blocks.csv"')
+      .header('cache-control', 'no-store')
+      .send(blocks.export()),
+  );
+
+  fastify.post(
+    '/federation/blocks/import',
+    { bodyLimit: 2_500_000, schema: { body: DomainBlockImport, response: { 200: DomainBlockImported, ...writeErrors, 403: ErrorBody } } },
+    async (request) => federationSwitch.importBlocks(request.body.csv, operator(request)),
   );
 };
 

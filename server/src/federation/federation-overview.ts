@@ -27,6 +27,7 @@ export function createFederationOverview(sqlite: Database.Database) {
       sum((SELECT count(*) FROM follows f JOIN users l ON l.id = f.follower_id
            WHERE f.followee_id = u.id AND l.host IS NULL)) AS following
     FROM remote_actors a JOIN users u ON u.id = a.user_id
+    WHERE u.deleted_at IS NULL
     GROUP BY u.host`);
   return {
     servers(): { servers: KnownServer[]; totals: { servers: number; people: number; followers: number; following: number } } {

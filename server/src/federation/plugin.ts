@@ -8,6 +8,7 @@ import type { FederatedFollow } from '../social/follows-repository.js';
 import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.js';
 import { createFederationRepository } from './federation-repository.js';
 import { createFederationSettings } from './federation-settings.js';
+import { createDomainBlocks, type DomainBlock, type DomainBlockInput, type DomainBlocks } from './domain-blocks.js';
 import { createRateLimit, signerHost } from './inbox-limits.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
@@ -45,6 +46,16 @@ export interface FederationSwitch {
   set(enabled: boolean, op: Operator): Promise<FederationState>;
   /** Failed and waiting deliveries (kept while off too: what waits is sent once it is on again). */
   deliveries: DeliveryFailures;
+  /** The operator's blocks of other servers (domain-blocks.ts); settable while off too. */
+  blocks: DomainBlocks;
+  /**
+   * Blocks a server (or updates its block); a suspension removes its people kept here and all
+   * they left (their follows, likes, comments and posts), as a removed account's are. Answers how
+   * many people were removed.
+   */
+  block(input: DomainBlockInput, op: Operator): Promise<{ block: Omit<DomainBlock, 'createdAt'>; removedPeople: number }>;
+  /** Mastodon's CSV, then the same removals for every suspension in it. */
+  importBlocks(csv: string, op: Operator): Promise<{ imported: number; skipped: Array<{ line: number; reason: string }>; removedPeople: number }>;
 }
 
 declare module 'fastify' {
@@ -107,6 +118,19 @@ export default fp(
     const { config, database } = fastify;
     const settings = createFederationSettings(database.sqlite);
     const deliveries = createDeliveryFailures(database.sqlite);
+    const blocks = createDomainBlocks(database.sqlite);
+    const remotePeople = database.sqlite.prepare<[], { id: number; host: string }>(
+      'SELECT id, host FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
+    );
+    /** Removes the people kept here of every suspended server, one account at a time. */
+    const removeSuspended = async (): Promise<number> => {
+      let removed = 0;
+      for (const person of remotePeople.all()) {
+        if (!blocks.suspended(person.host)) continue;
+        if (await fastify.accountRemoval.remove(person.id)) removed++;
+      }
+      return removed;
+    };
     const { forced, unavailable } = config.federation;
     const state = (): FederationState => ({
       enabled: on,
@@ -122,7 +146,7 @@ export default fp(
 
     const turnOn = async () => {
       // Built once, on the first turn on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-      running ??= await start(fastify, deliveries);
+      running ??= await start(fastify, deliveries, blocks);
       on = true;
       if (ready) running.startWorkers();
     };
@@ -149,6 +173,15 @@ export default fp(
         return state();
       },
       deliveries,
+      blocks,
+      async block(input, op) {
+        const block = blocks.set(input, op);
+        return { block, removedPeople: block.severity === 'suspend' ? await removeSuspended() : 0 };
+      },
+      async importBlocks(csv, op) {
+        const result = blocks.import(csv, op);
+        return { ...result, removedPeople: await removeSuspended() };
+      },
     } satisfies FederationSwitch);
 
     if (forced === 'on' || (forced === null && unavailable === '' && settings.get())) await turnOn();
@@ -175,7 +208,7 @@ export default fp(
       await running?.stopWorkers();
     });
   },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'posts', 'social'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social'] },
 );
 
 interface Running {
@@ -190,7 +223,7 @@ interface Running {
 }
 
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
-async function start(fastify: FastifyInstance, failures: DeliveryFailures): Promise<Running> {
+async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks): Promise<Running> {
   const { config, database } = fastify;
   const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
     await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
@@ -205,6 +238,16 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
   const kv = createSqliteKvStore(database.sqlite);
   const queue = createSqliteMessageQueue(database.sqlite, {
     onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
+    // Nothing goes out to a suspended server, even what was queued before the block.
+    drops: (message) => {
+      const inbox = (message as { type?: unknown; inbox?: unknown }).inbox;
+      if ((message as { type?: unknown }).type !== 'outbox' || typeof inbox !== 'string') return false;
+      try {
+        return blocks.suspended(new URL(inbox).host);
+      } catch {
+        return false;
+      }
+    },
   });
   const { federation, interactions } = buildFederation({
     origin,
@@ -290,7 +333,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
       },
       async lookup(term) {
         const remote = remoteQuery(term);
-        if (!remote || !reachable(remote.host, allowedPrivateHosts)) return null;
+        if (!remote || !reachable(remote.host, allowedPrivateHosts) || blocks.suspended(remote.host.host)) return null;
         const found = await lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
         if (found !== null) backfill.looked(context(), found);
         return found;
@@ -304,6 +347,9 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures): Prom
         // One server's volume is its own: its bucket is charged for what it got in, and a sender
         // whose requests are refused (unsigned, forged) is slowed by address (inbox-limits.ts).
         const host = signerHost(request.headers);
+        if (host !== null && blocks.suspended(host)) {
+          return reply.code(403).send({ error: 'forbidden', message: 'This server does not take activities from yours.' });
+        }
         const limited = host !== null && !senders.allows(host) ? senders.retryAfter(host) : !refused.allows(request.ip) ? refused.retryAfter(request.ip) : 0;
         if (limited > 0) {
           return reply

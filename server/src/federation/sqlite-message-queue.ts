@@ -11,6 +11,11 @@ export interface SqliteMessageQueueOptions {
   workers?: number;
   /** A handler that threw (Fedify's own handler records and retries its failures itself). */
   onError?: (error: unknown) => void;
+  /**
+   * Messages not to run (a delivery to a server the operator suspended, plugin.ts): dropped at
+   * enqueue, and skipped when claimed if they were queued before the block.
+   */
+  drops?: (message: unknown) => boolean;
 }
 
 /**
@@ -45,6 +50,7 @@ export function createSqliteMessageQueue(sqlite: Database.Database, options: Sql
   const pollMs = options.pollMs ?? 5_000;
   const workers = options.workers ?? 4;
   const onError = options.onError ?? (() => {});
+  const drops = options.drops ?? (() => false);
 
   const insert = sqlite.prepare<[string, string | null, number, number]>(
     'INSERT INTO federation_queue (message, ordering_key, run_at, created_at) VALUES (?, ?, ?, ?)',
@@ -79,13 +85,14 @@ export function createSqliteMessageQueue(sqlite: Database.Database, options: Sql
   return {
     nativeRetrial: false,
     async enqueue(message, opts) {
+      if (drops(message)) return;
       const at = now();
       insert.run(JSON.stringify(message), opts?.orderingKey ?? null, at + delayMs(opts), at);
       wake();
     },
     async enqueueMany(messages, opts) {
       const at = now();
-      insertMany.immediate(messages, opts?.orderingKey ?? null, at + delayMs(opts), at);
+      insertMany.immediate(messages.filter((m) => !drops(m)), opts?.orderingKey ?? null, at + delayMs(opts), at);
       wake();
     },
     async getDepth(): Promise<MessageQueueDepth> {
@@ -108,7 +115,8 @@ export function createSqliteMessageQueue(sqlite: Database.Database, options: Sql
       const run = async (row: Claimed) => {
         try {
           const message: unknown = JSON.parse(row.message);
-          await runningMessage.run(message, () => handler(message));
+          // Queued before a block that now applies: not sent.
+          if (!drops(message)) await runningMessage.run(message, () => handler(message));
         } catch (error) {
           onError(error);
         } finally {

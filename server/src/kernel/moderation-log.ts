@@ -19,7 +19,10 @@ export type ActionName =
   | 'withdraw_invite'
   | 'make_reset_link'
   // Federation's switch (federation/federation-settings.ts).
-  | 'change_federation';
+  | 'change_federation'
+  // Blocks of other servers (federation/domain-blocks.ts).
+  | 'block_server'
+  | 'unblock_server';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

@@ -502,7 +502,7 @@ export const moderationActions = sqliteTable(
     operatorName: text('operator_name').notNull(),
     action: text('action', {
       enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
-        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation'],
+        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'block_server', 'unblock_server'],
     }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
@@ -904,3 +904,24 @@ export const federationDeliveryFailures = sqliteTable(
   },
   (t) => [index('federation_delivery_failures_created').on(t.createdAt)],
 );
+
+/**
+ * The operator's blocks of other servers (federation/domain-blocks.ts; issue 50, item 1), in
+ * Mastodon's terms so that its block lists import and export as they are: `suspend` (nothing in or
+ * out, their people and all they left here removed), `limit` (Mastodon's "silence") or `noop`
+ * (only the flags below). A domain covers its subdomains; an entry with a port is that host only.
+ */
+export const federationDomainBlocks = sqliteTable('federation_domain_blocks', {
+  domain: text('domain').primaryKey(),
+  severity: text('severity', { enum: ['suspend', 'limit', 'noop'] }).notNull(),
+  rejectMedia: integer('reject_media').notNull().default(0),
+  rejectReports: integer('reject_reports').notNull().default(0),
+  /** Shown to anyone who asks why (the export); '' when none. */
+  publicComment: text('public_comment').notNull().default(''),
+  /** For operators only. */
+  privateComment: text('private_comment').notNull().default(''),
+  /** Mastodon's "obfuscate": the domain partly hidden where it is shown in public. */
+  obfuscate: integer('obfuscate').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -4,21 +4,9 @@ import form from '@/components/form.module.css';
 import { ApiError } from '@/lib/api/client';
 import { downloadExport } from '@/lib/api/export';
 import { readableBytes } from '@/lib/format';
+import { saveFile } from '@/lib/save-file';
 import { errorText } from '@/lib/use-submit';
 import styles from './account-page.module.css';
-
-/** Hands a Blob to the browser's download, as a link click would; the URL is let go once the save has started. */
-function save(blob: Blob, fileName: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Revoked at once, some browsers cancel the save they were about to start.
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /**
  * "Download my data" on the own profile: a zip of the profile, posts, comments,
@@ -45,7 +33,7 @@ export function DownloadData({ username }: { username: string }) {
     try {
       const { zip, fileName } = await downloadExport(setReceived, controller.signal);
       const name = fileName ?? `shower-beer-${username}-${new Date().toISOString().slice(0, 10)}.zip`;
-      save(zip, name);
+      saveFile(zip, name);
       setSaved({ fileName: name, size: zip.size });
     } catch (err) {
       if (controller.signal.aborted) return;

@@ -37,6 +37,8 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   withdraw_invite: 'Withdrew an invite link',
   make_reset_link: 'Made a password reset link for',
   change_federation: 'Turned federation',
+  block_server: 'Blocked the server',
+  unblock_server: 'Lifted the block on',
 };
 
 /** The operator's second page: what is set once (app/screens.ts names both). */

@@ -7,6 +7,7 @@ import { SwitchRow } from '@/components/switch-row';
 import { getFederation, setFederation, type FederationStatus } from '@/lib/api/registration';
 import { formatCount, postTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
+import { DomainBlocks } from './domain-blocks';
 import admin from './admin-page.module.css';
 import styles from './federation-settings.module.css';
 
@@ -60,13 +61,28 @@ export function FederationSettings() {
           <Loading />
         )
       ) : (
-        <FederationBody status={status} busy={switching.busy} error={switching.error} onChange={(next) => void change(next)} />
+        <FederationBody
+          status={status}
+          busy={switching.busy}
+          error={switching.error}
+          onChange={(next) => void change(next)}
+          onBlocksChanged={() => void load()}
+        />
       )}
     </section>
   );
 }
 
-function FederationBody({ status, busy, error, onChange }: { status: FederationStatus; busy: boolean; error: string | null; onChange: (on: boolean) => void }) {
+interface FederationBodyProps {
+  status: FederationStatus;
+  busy: boolean;
+  error: string | null;
+  onChange: (on: boolean) => void;
+  /** A block changed who is known here: the figures are read again. */
+  onBlocksChanged: () => void;
+}
+
+function FederationBody({ status, busy, error, onChange, onBlocksChanged }: FederationBodyProps) {
   const locked = status.setBy === 'environment';
   const cannot = !status.enabled && status.unavailable !== '';
   const hint = locked
@@ -99,6 +115,7 @@ function FederationBody({ status, busy, error, onChange }: { status: FederationS
         )}
       </div>
       {!never && <FederationFigures status={status} />}
+      <DomainBlocks onChange={onBlocksChanged} />
     </>
   );
 }

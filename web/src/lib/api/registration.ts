@@ -1,6 +1,6 @@
 // The server's own page and who may join (docs/registration.md): its details, which anyone may
 // read, the operator's settings and join requests, and invites.
-import { ApiError, baseUrl, request } from '@/lib/api/client';
+import { ApiError, baseUrl, call, request } from '@/lib/api/client';
 import type * as answers from '@server/contract/answers';
 import type * as shapes from '@server/contract/api-shapes';
 import type { Static } from 'typebox';
@@ -35,3 +35,18 @@ export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, 
 export type FederationStatus = Static<typeof answers.FederationStatus>;
 export const getFederation = () => request<FederationStatus>('/api/admin/federation');
 export const setFederation = (enabled: boolean) => request<FederationStatus>('/api/admin/federation', { method: 'PUT', body: { enabled } });
+
+/** Blocks of other servers (docs/api.md, "Blocking servers"). */
+export type DomainBlock = Static<typeof answers.DomainBlockView>;
+export type DomainBlockChange = Static<typeof answers.DomainBlockChange>;
+export const getDomainBlocks = () => request<Static<typeof answers.DomainBlocks>>('/api/admin/federation/blocks');
+export const saveDomainBlock = (change: DomainBlockChange) =>
+  request<Static<typeof answers.DomainBlockSaved>>('/api/admin/federation/blocks', { method: 'PUT', body: change });
+export const liftDomainBlock = (domain: string) =>
+  request<Done>(`/api/admin/federation/blocks/${encodeURIComponent(domain)}`, { method: 'DELETE' });
+export const importDomainBlocks = (csv: string) =>
+  request<Static<typeof answers.DomainBlockImported>>('/api/admin/federation/blocks/import', { method: 'POST', body: { csv } });
+/** Mastodon's CSV of the list, as a file to save. */
+export async function exportDomainBlocks(): Promise<Blob> {
+  return (await call('/api/admin/federation/blocks/export', {}, 'text/csv')).blob();
+}
