@@ -17,6 +17,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Failed attempts the page lists, newest first. */
 const FAILURES_SHOWN = 20;
 const WEEK_MS = 7 * 24 * 3_600_000;
+/** The export, a file to save: OpenAPI's binary string (sent as it is, never serialized). */
+const CsvBody = Type.Unsafe<string>({
+  type: 'string',
+  format: 'binary',
+  description: "Mastodon's domain block CSV: #domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate.",
+});
 
 /**
  * Federation on the operator page (issue 49, item 6), under /api/admin behind the scope's one
@@ -84,7 +90,10 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   );
 
   // Mastodon's CSV, to share a list with other operators or bring theirs in.
-  fastify.get('/federation/blocks/export', async (_request, reply) =>
+  fastify.get(
+    '/federation/blocks/export',
+    { schema: { response: { 200: { description: "Mastodon's CSV of the block list.", content: { 'text/csv': { schema: CsvBody } } }, ...errors, 403: ErrorBody } } },
+    async (_request, reply) =>
     reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="domain_blocks.csv"')
