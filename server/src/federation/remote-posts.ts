@@ -52,10 +52,12 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /**
  * A Note's HTML as the plain text the app shows (it renders text as text, never markup): line
  * and paragraph breaks as newlines, every tag dropped (a mention's or tag's link keeps its
- * "@name" or "#tag"), entities decoded.
+ * "@name" or "#tag"), entities decoded. A script's or style's content is not words anyone wrote:
+ * it goes with its tags (Mastodon and Pixelfed sanitise theirs, but not every server does).
  */
 export function htmlToText(html: string): string {
   return html
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/p>\s*<p[^>]*>/gi, '\n\n')
     .replace(/<[^>]*>/g, '')
