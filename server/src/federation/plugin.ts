@@ -113,6 +113,7 @@ export default fp(
         },
         allowedPrivateHosts,
         maxImageBytes: config.uploads.maxBytes,
+        removePerson: (userId) => fastify.accountRemoval.remove(userId),
       },
       social: {
         like: (postId, userId) => fastify.likes.like(postId, userId),

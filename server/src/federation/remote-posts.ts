@@ -33,6 +33,11 @@ export interface RepliesAndComments {
 
 export interface RemotePostsDeps {
   comments: RepliesAndComments;
+  /**
+   * Removes a person of another server whose account was removed there, with all they left here
+   * (people/account-removal-service.ts, the same steps as a local account's removal).
+   */
+  removePerson(userId: number): Promise<unknown>;
   remotePosts: RemotePostsRepository;
   remoteActors: RemoteActors;
   posts: PostsFromAnotherServer;
@@ -212,6 +217,16 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
       const objectId = deletion.objectId;
       const actorId = deletion.actorId;
       if (!objectId || !actorId || objectId.origin !== actorId.origin) return;
+      if (objectId.href === actorId.href) {
+        // Their account, removed on their server (Mastodon's and Pixelfed's Delete of the actor):
+        // only they can say so, and Fedify has checked that they signed it (HTTP Signature, or
+        // the Linked Data Signature Mastodon adds). Everything of theirs here goes.
+        const userId = remoteActors.idOf(actorId);
+        if (userId === undefined) return;
+        log.info({ actor: actorId.href }, 'federation: a person removed on their server is removed here');
+        await deps.removePerson(userId);
+        return;
+      }
       const kept = remotePosts.byUri(objectId.href);
       if (!kept && deps.comments.deleteComment(deletion)) return;
       // Only its author deletes it.

@@ -114,8 +114,12 @@ export interface FixturePeer {
   images: Map<string, Buffer>;
   /** A fixture of this flavour as JSON, every placeholder replaced (see fixtures/README.md); `postId` is our post it names. */
   fixture(name: string, postId?: number): Record<string, unknown>;
-  /** Signs `activity` as the fixture actor (HTTP Signatures, draft-cavage, as Mastodon and Pixelfed sign) and POSTs it; the status. */
-  deliver(inbox: string, activity: Record<string, unknown>): Promise<number>;
+  /**
+   * Signs `activity` as the fixture actor (HTTP Signatures, draft-cavage, as Mastodon and Pixelfed
+   * sign) and POSTs it; the status. `httpSignature: false` POSTs it without one (a relayed
+   * activity, whose only proof is a Linked Data Signature in it, or a forgery).
+   */
+  deliver(inbox: string, activity: Record<string, unknown>, options?: { httpSignature?: boolean }): Promise<number>;
   /** A Linked Data Signature (RsaSignature2017) of `activity` by the fixture actor's key, added as Mastodon adds one to a Delete. */
   ldSign(activity: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** From now on the actor's document answers 410 Gone (as a removed account's does). */
@@ -201,13 +205,13 @@ export async function startFixturePeer(
     received,
     images,
     fixture,
-    async deliver(inbox, activity) {
+    async deliver(inbox, activity, options = {}) {
       const request = new Request(inbox, {
         method: 'POST',
         headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json' },
         body: JSON.stringify(activity),
       });
-      const signed = await signRequest(request, keys.privateKey, keyId, { spec: 'draft-cavage-http-signatures-12' });
+      const signed = options.httpSignature === false ? request : await signRequest(request, keys.privateKey, keyId, { spec: 'draft-cavage-http-signatures-12' });
       const response = await fetch(signed);
       await response.body?.cancel();
       return response.status;

@@ -157,6 +157,51 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     t.equal(await peer.deliver(sharedInbox, peer.fixture('delete')), 202);
     await eventually('the post leaves the feed', async () => ((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length === 0);
     t.equal((await asAlice('GET', `/api/post-photo?postId=${post.postid}`)).status, 404, 'the post is gone');
+
+    // Their account is removed there. Before that: they follow Alice, and post again (the same
+    // album under another id), which Alice likes and comments on.
+    t.equal(await peer.deliver(sharedInbox, peer.fixture('follow')), 202);
+    await eventually('they follow Alice', async () =>
+      ((await asAlice('GET', '/api/account/alice/followers')).json as Array<{ username: string }>).some((f) => f.username === them));
+    const noteId = (create.object as { id: string }).id;
+    const again = JSON.parse(JSON.stringify(create).replaceAll(noteId, `${noteId}0`)) as Record<string, unknown>;
+    t.equal(await peer.deliver(sharedInbox, again), 202);
+    await eventually('their second post arrives', async () => ((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length === 1);
+    const [second] = (await asAlice('GET', '/api/followFeed')).json as FeedPost[];
+    t.equal((await asAlice('POST', '/api/like', { postId: second!.postid })).status, 201);
+    t.equal((await asAlice('POST', '/api/comment', { postId: second!.postid, comment: 'Where is this?' })).status, 201);
+
+    // Their Delete of their actor, sent as their server sends it once the account is gone (its
+    // document answers 410; Mastodon adds a Linked Data Signature). Someone else's Delete of them counts for nothing.
+    const stranger = peer.fixture('delete-actor');
+    stranger.object = `${ours.origin}/users/${alice.id}`;
+    stranger.id = `${stranger.id as string}/of-someone-else`;
+    t.equal(await peer.deliver(sharedInbox, stranger), 202, 'a Delete of another actor is taken, and ignored');
+    const deleteActor = peer.fixture('delete-actor');
+    peer.gone();
+    t.equal(await peer.deliver(sharedInbox, deleteActor, { httpSignature: false }), 401, 'an unsigned Delete of them is refused');
+    t.equal((await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(them)}`)).status, 200, 'and changes nothing');
+    if (flavour === 'mastodon') {
+      // Mastodon signs it twice; here only its Linked Data Signature vouches for it, as when it is relayed.
+      t.equal(await peer.deliver(sharedInbox, await peer.ldSign(deleteActor), { httpSignature: false }), 202, 'their Delete is taken on its LD signature');
+    } else {
+      t.equal(await peer.deliver(sharedInbox, deleteActor), 202, 'their Delete is taken');
+    }
+    await eventually('they are gone', async () => (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(them)}`)).status === 404);
+    t.equal(((await asAlice('GET', '/api/followFeed')).json as FeedPost[]).length, 0, 'their posts leave the feed');
+    t.equal((await asAlice('GET', `/api/post-photo?postId=${second!.postid}`)).status, 404, 'and are gone, with their photos');
+    t.equal((await asAlice('GET', `/api/comment?postId=${alicesPost}`)).json.length, 0, 'their comment on her post is gone');
+    t.equal((await asAlice('GET', `/api/like?postId=${alicesPost}`)).json.likeCount, 0, 'their like is gone');
+    t.equal((await asAlice('GET', '/api/account/alice/followers')).json.length, 0, 'they no longer follow her');
+    const herself = (await asAlice('GET', '/api/view-user-posts?username=alice')).json as { followerCount: number; followingCount: number };
+    t.same([herself.followerCount, herself.followingCount], [0, 0], 'nor she them: her counts say so');
+    t.notOk(JSON.stringify((await asAlice('GET', '/api/notifications')).json).includes(them), 'her bell no longer names them');
+    t.equal((await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(them.split('@')[0]!)}`)).json.length, 0, 'search finds no one');
+    const sqlite = app.app.database.sqlite;
+    t.equal(sqlite.prepare('SELECT count(*) FROM remote_actors').pluck().get(), 0, 'their actor is forgotten');
+    t.equal(sqlite.prepare('SELECT count(*) FROM posts WHERE user_id <> ?').pluck().get(alice.id), 0, 'no post of theirs is left');
+    t.equal(sqlite.prepare('SELECT count(*) FROM users WHERE host IS NOT NULL AND deleted_at IS NULL').pluck().get(), 0, 'their row is marked removed, as a local one is');
+    t.equal(sqlite.prepare('SELECT count(*) FROM users WHERE id = ? AND deleted_at IS NULL').pluck().get(alice.id), 1, 'Alice, whom the stranger named, is untouched');
   });
 }
 
