@@ -32,7 +32,7 @@ declare module 'fastify' {
  * that is not one of these never pays for building a Request. Inboxes are not among them yet
  * (see below).
  */
-const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|posts\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
+const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|(?:posts|comments)\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
 /** The inboxes, which take POSTs only. */
 const INBOX_PATH = /^(?:\/users\/[1-9][0-9]{0,14}\/inbox|\/inbox)$/;
 /** The most an inbox reads of one activity: Mastodon's own posts stay far below it. */

@@ -170,6 +170,16 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     const [second] = (await asAlice('GET', '/api/followFeed')).json as FeedPost[];
     t.equal((await asAlice('POST', '/api/like', { postId: second!.postid })).status, 201);
     t.equal((await asAlice('POST', '/api/comment', { postId: second!.postid, comment: 'Where is this?' })).status, 201);
+    // Her comment reaches their server as a reply, and its id answers there for anyone to fetch.
+    let sent: Record<string, unknown> | undefined;
+    await eventually('her comment reaches their inbox', () => {
+      sent = peer.received.map((r) => r.json).find((a) => a.type === 'Create' && (a.object as { inReplyTo?: string }).inReplyTo === `${noteId}0`);
+      return sent !== undefined;
+    });
+    const replyId = (sent!.object as { id: string }).id;
+    const fetched = await fetch(replyId, { headers: { accept: 'application/activity+json' } });
+    t.equal(fetched.status, 200, "her reply's id answers");
+    t.match(await fetched.json(), { type: 'Note', id: replyId, inReplyTo: `${noteId}0`, content: '<p>Where is this?</p>' });
 
     // Their Delete of their actor, sent as their server sends it once the account is gone (its
     // document answers 410; Mastodon adds a Linked Data Signature). Someone else's Delete of them counts for nothing.
