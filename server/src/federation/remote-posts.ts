@@ -135,6 +135,27 @@ export async function fetchImage(url: URL, allowedPrivateHosts: readonly string[
  */
 export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: RemotePostsDeps) {
   const { remotePosts, remoteActors, posts, log } = deps;
+  // Their picture (the actor's icon), made ours as their profile picture, as their photos are:
+  // the app then shows it from this server, never from theirs.
+  remoteActors.keepPictures(async (userId, icon) => {
+    const bytes = await fetchImage(icon, deps.allowedPrivateHosts, deps.maxImageBytes);
+    if (!bytes) return;
+    try {
+      await posts.createFromAnotherServer({
+        userId,
+        caption: '',
+        photos: [{ bytes, altText: '' }],
+        sensitive: false,
+        warning: '',
+        createdAt: Date.now(),
+        isProfilePicture: true,
+        onInserted: () => {},
+      });
+    } catch (err) {
+      // Not an image we can read, or they were removed meanwhile: no picture, as before.
+      log.info({ user: userId, icon: icon.href, reason: (err as Error).message }, 'federation: a picture we could not take');
+    }
+  });
   listeners
     .on(Create, async (ctx, create) => {
       const actorId = create.actorId;
@@ -146,7 +167,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
         // Anyone may reply to a post of ours they can see: someone new to us is kept first.
         if (remoteActors.idOf(actorId) === undefined) {
           const actor = await create.getActor(loaders);
-          const input = actor && isActor(actor) ? actorInput(actor) : null;
+          const input = actor && isActor(actor) ? await actorInput(actor) : null;
           if (!input || input.uri.href !== actorId.href) return;
           try {
             remoteActors.upsert(input);

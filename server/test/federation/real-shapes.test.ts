@@ -86,7 +86,9 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     const made = await createPost(app.app, alice.token, { s3Key: await upload(app.app, alice.token, await makeJpeg(320, 240)), caption: 'cheers from here' });
     const alicesPost = made.json().postid as number;
 
-    // Their actor, found by its URL: named name@host.
+    // Their actor, found by its URL: named name@host, with their picture.
+    const icon = new URL((peer.fixture('actor').icon as { url: string }).url).pathname;
+    peer.images.set(icon, icon.endsWith('.png') ? await sharp(await makeJpeg(300, 300)).png().toBuffer() : await makeJpeg(300, 300));
     const them = `${expect.name}@${peer.host}`;
     const search = await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(peer.actor)}`);
     t.equal(search.status, 200);
@@ -94,6 +96,15 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     const profile = await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(them)}`);
     t.equal(profile.status, 200, 'their profile opens');
     t.equal(profile.json.username, them);
+    let picture: string | null = null;
+    await eventually('their picture is here', async () => {
+      picture = (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(them)}`)).json.profilePictureUrl as string | null;
+      return picture !== null;
+    });
+    t.match(picture, /^\/media\/[A-Za-z0-9_-]{22}\//, 'their picture, served from here');
+    const pictureImage = await app.app.inject({ url: picture! });
+    t.equal(pictureImage.statusCode, 200);
+    t.equal(pictureImage.headers['content-type'], 'image/webp');
 
     // Alice follows; their server answers with its own Accept.
     t.match((await asAlice('POST', `/api/account/${encodeURIComponent(them)}/follow`)).json, { requested: true });
