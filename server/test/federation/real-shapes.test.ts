@@ -154,6 +154,13 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     const bell = JSON.stringify((await asAlice('GET', '/api/notifications')).json);
     t.ok(bell.includes(them), 'her bell names them');
     t.ok((await asAlice('GET', '/api/notifications/unread')).json.unread >= 2, 'a comment and a like unread');
+    // Taken back (their Undo, the Like embedded), then liked again (a new Like of theirs).
+    t.equal(await peer.deliver(inbox, peer.fixture('undo-like', alicesPost)), 202);
+    await eventually('the like is taken back', async () => (await asAlice('GET', `/api/like?postId=${alicesPost}`)).json.likeCount === 0);
+    const likeAgain = peer.fixture('like', alicesPost);
+    likeAgain.id = `${likeAgain.id as string}0`;
+    t.equal(await peer.deliver(inbox, likeAgain), 202);
+    await eventually('liked again', async () => (await asAlice('GET', `/api/like?postId=${alicesPost}`)).json.likeCount === 1);
 
     // Their edit: caption, descriptions and warning follow.
     t.equal(await peer.deliver(sharedInbox, peer.fixture('update')), 202);
@@ -172,8 +179,16 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     // Their account is removed there. Before that: they follow Alice, and post again (the same
     // album under another id), which Alice likes and comments on.
     t.equal(await peer.deliver(sharedInbox, peer.fixture('follow')), 202);
-    await eventually('they follow Alice', async () =>
-      ((await asAlice('GET', '/api/account/alice/followers')).json as Array<{ username: string }>).some((f) => f.username === them));
+    const followsHer = async () =>
+      ((await asAlice('GET', '/api/account/alice/followers')).json as Array<{ username: string }>).some((f) => f.username === them);
+    await eventually('they follow Alice', followsHer);
+    // Their Undo of it (Pixelfed's names its Follow by another id than the one it sent), then a new Follow.
+    t.equal(await peer.deliver(sharedInbox, peer.fixture('undo-follow')), 202);
+    await eventually('they no longer follow her', async () => !(await followsHer()));
+    const followAgain = peer.fixture('follow');
+    followAgain.id = `${followAgain.id as string}0`;
+    t.equal(await peer.deliver(sharedInbox, followAgain), 202);
+    await eventually('they follow Alice again', followsHer);
     const noteId = (create.object as { id: string }).id;
     const again = JSON.parse(JSON.stringify(create).replaceAll(noteId, `${noteId}0`)) as Record<string, unknown>;
     t.equal(await peer.deliver(sharedInbox, again), 202);
