@@ -25,11 +25,17 @@ export interface FollowActivitiesDeps {
 const OUR_FOLLOW = /^\/users\/([1-9][0-9]{0,14})$/;
 const OUR_FOLLOW_FRAGMENT = /^#follows\/([1-9][0-9]{0,14})\/[0-9]+$/;
 
+/** Refuses every fetch: an actor's icon is taken only as its document embeds it (as Mastodon's and Pixelfed's do). */
+const noFetch = () => Promise.reject(new Error('not fetched'));
+
 /** What we keep of a remote actor: the parts its document must have for us to follow or be followed by them. */
-export function actorInput(actor: Actor): RemoteActorInput | null {
+export async function actorInput(actor: Actor): Promise<RemoteActorInput | null> {
   const name = actor.preferredUsername?.toString();
   if (!actor.id || !actor.inboxId || !name) return null;
+  const image = await actor.getIcon({ documentLoader: noFetch, suppressError: true }).catch(() => null);
+  const icon = image?.url instanceof URL ? image.url : (image?.url?.href ?? null);
   return {
+    icon,
     uri: actor.id,
     name,
     inbox: actor.inboxId,
@@ -57,7 +63,7 @@ export function registerFollowInbox(
   /** The remote actor who sent `activity`, as a users row; null for one we do not take. */
   const senderOf = async (ctx: InboxContext<void>, activity: Follow | Undo | Accept | Reject): Promise<{ id: number; actor: Actor } | null> => {
     const actor = await activity.getActor({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
-    const input = actor && isActor(actor) ? actorInput(actor) : null;
+    const input = actor && isActor(actor) ? await actorInput(actor) : null;
     if (!actor || !input || ctx.parseUri(input.uri) !== null) return null;
     try {
       return { id: remoteActors.upsert(input), actor };
@@ -196,7 +202,7 @@ export async function lookupRemotePerson(
     return null;
   }
   if (!isActor(object)) return null;
-  const input = actorInput(object);
+  const input = await actorInput(object);
   if (!input || ctx.parseUri(input.uri) !== null) return null;
   try {
     remoteActors.upsert(input);

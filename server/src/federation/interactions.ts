@@ -1,5 +1,5 @@
 import type { Context, Federation, InboxContext } from '@fedify/fedify';
-import { Create, Delete, Like, Mention, Note, PUBLIC_COLLECTION, Tombstone, Undo, type Recipient } from '@fedify/vocab';
+import { Create, Delete, Like, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Tombstone, Undo, type Recipient } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import { HttpError } from '../kernel/errors.js';
 import { COMMENT_MAX_LENGTH } from '../kernel/limits.js';
@@ -9,7 +9,7 @@ import type { RemoteActors } from './remote-actors.js';
 import type { InteractionEvent, RemotePostsRepository } from './remote-posts-repository.js';
 import { htmlToText } from './remote-posts.js';
 import { serialDrain } from './drain.js';
-import { escapeHtml } from './post-activities.js';
+import { escapeHtml, postPath } from './post-activities.js';
 
 /** What federation asks of social/ for likes and comments that cross servers (social/likes-repository.ts, comments-repository.ts). */
 export interface SocialForFederation {
@@ -29,7 +29,37 @@ export interface InteractionsDeps {
 }
 
 const OUR_POST = /^\/users\/([1-9][0-9]{0,14})\/posts\/([1-9][0-9]{0,14})$/;
+/** A comment of one of our people, under its author's actor: the Note other servers were sent, and fetch. */
+const COMMENT_PATH = '/users/{identifier}/comments/{id}';
 const commentPath = (userId: number, commentId: number) => `/users/${userId}/comments/${commentId}`;
+const ID = /^[1-9][0-9]{0,14}$/;
+
+/**
+ * A comment as a reply Note: to the post's author (mentioned), in public when the post is,
+ * else to them alone.
+ */
+function commentNote(
+  actor: URL,
+  id: URL,
+  comment: { content: string; createdAt: number },
+  post: URL,
+  postAuthor: URL,
+  isPublic: boolean,
+): Note {
+  const tos = isPublic ? [PUBLIC_COLLECTION] : [postAuthor];
+  const ccs = isPublic ? [postAuthor] : [];
+  return new Note({
+    id,
+    attribution: actor,
+    replyTarget: post,
+    content: `<p>${escapeHtml(comment.content).replace(/\r?\n/g, '<br>')}</p>`,
+    mediaType: 'text/html',
+    published: Temporal.Instant.fromEpochMilliseconds(comment.createdAt),
+    tos,
+    ccs,
+    tags: [new Mention({ href: postAuthor })],
+  });
+}
 
 /** Refusals of ours (a like made twice, a post they may not see): the activity is dropped, not retried. */
 function quietly(run: () => unknown): boolean {
@@ -124,22 +154,9 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
       const comment = remotePosts.comment(event.commentId);
       if (!comment) return;
       const noteId = new URL(commentPath(event.userId, event.commentId), origin);
-      const authorUri = new URL(author.uri);
       // A reply to a public post is public; to a followers-only one, for its author alone.
-      const tos = target.isPublic === 1 ? [PUBLIC_COLLECTION] : [authorUri];
-      const ccs = target.isPublic === 1 ? [authorUri] : [];
-      const note = new Note({
-        id: noteId,
-        attribution: actor,
-        replyTarget: post,
-        content: `<p>${escapeHtml(comment.content).replace(/\r?\n/g, '<br>')}</p>`,
-        mediaType: 'text/html',
-        published: Temporal.Instant.fromEpochMilliseconds(comment.createdAt),
-        tos,
-        ccs,
-        tags: [new Mention({ href: authorUri })],
-      });
-      await ctx.sendActivity({ identifier }, recipient, new Create({ id: new URL(`${noteId.href}#create`), actor, object: note, tos, ccs }));
+      const note = commentNote(actor, noteId, comment, post, new URL(author.uri), target.isPublic === 1);
+      await ctx.sendActivity({ identifier }, recipient, new Create({ id: new URL(`${noteId.href}#create`), actor, object: note, tos: note.toIds, ccs: note.ccIds }));
     } else if (event.kind === 'uncomment' && event.commentId !== null) {
       const noteId = new URL(commentPath(event.userId, event.commentId), origin);
       await ctx.sendActivity(
@@ -149,6 +166,38 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
       );
     }
   }
+
+  // Our comments' Notes answer at their ids, as the post they are on would: a public post's to
+  // anyone; a private account's (or another server's followers-only post's) only to a signed
+  // request by someone who may see it (a follower; that post's author); a comment on an anonymous
+  // post, a hidden one or one by someone removed or suspended, never (404). A deleted comment's
+  // row is gone, so it answers 404, not 410. Registered on Fedify's Object route: its Note one is
+  // our posts' (post-activities.ts), and Fedify keeps one dispatcher per class.
+  federation.setObjectDispatcher(APObject, COMMENT_PATH, async (ctx, values) => {
+    if (!ID.test(values.identifier) || !ID.test(values.id)) return null;
+    const c = remotePosts.commentObject(Number(values.id));
+    if (!c || c.shown !== 1 || c.userId !== Number(values.identifier)) return null;
+    let post: URL;
+    let postAuthor: URL;
+    let isPublic: boolean;
+    if (c.remoteUri !== null && c.postAuthorUri !== null) {
+      post = new URL(c.remoteUri);
+      postAuthor = new URL(c.postAuthorUri);
+      isPublic = c.remotePublic === 1;
+      if (!isPublic && (await ctx.getSignedKeyOwner())?.id?.href !== c.postAuthorUri) return null;
+    } else if (c.remoteUri === null && c.postAuthorUri === null) {
+      post = new URL(postPath(c.postAuthorId, c.postId), origin);
+      postAuthor = ctx.getActorUri(String(c.postAuthorId));
+      isPublic = c.postAuthorPrivate !== 1;
+      if (!isPublic) {
+        const owner = (await ctx.getSignedKeyOwner())?.id;
+        if (!owner || !remotePosts.follows(owner.href, c.postAuthorId)) return null;
+      }
+    } else {
+      return null;
+    }
+    return commentNote(ctx.getActorUri(String(c.userId)), new URL(commentPath(c.userId, c.id), origin), c, post, postAuthor, isPublic);
+  });
 
   /** Sends every waiting event, in order (drain.ts). */
   const drain = serialDrain(async () => {

@@ -70,7 +70,7 @@ declare module 'fastify' {
  * that is not one of these never pays for building a Request. Inboxes are not among them yet
  * (see below).
  */
-const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|posts\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
+const FEDERATION_PATH = /^(?:\/users\/[^/]+(?:\/(?:outbox|followers|following|(?:posts|comments)\/[^/]+))?|\/actor|\/\.well-known\/(?:webfinger|nodeinfo)|\/nodeinfo\/2\.1)$/;
 /** The inboxes, which take POSTs only. */
 const INBOX_PATH = /^(?:\/users\/[1-9][0-9]{0,14}\/inbox|\/inbox)$/;
 /** Inbox POSTs refused (unsigned, badly signed, too large) one address may make before it gets 429s. */
@@ -271,6 +271,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       },
       allowedPrivateHosts,
       maxImageBytes: config.uploads.maxBytes,
+      removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
     social: {
       like: (postId, userId) => fastify.likes.like(postId, userId),

@@ -11,6 +11,8 @@ export interface RemoteActorInput {
   /** Their profile page on their server. */
   url: URL | null;
   manuallyApprovesFollowers: boolean;
+  /** Their picture (the actor's embedded icon's URL), if any. */
+  icon?: URL | null;
 }
 
 /** Where to deliver to a person on another server (Fedify's Recipient). */
@@ -89,6 +91,10 @@ export function createRemoteActors(sqlite: Database.Database, allowedPrivateHost
     'SELECT user_id AS userId, uri, inbox, shared_inbox AS sharedInbox FROM remote_actors WHERE user_id = ?',
   );
   const uriOf = sqlite.prepare<[number], string>('SELECT uri FROM remote_actors WHERE user_id = ?').pluck();
+  const hasPicture = sqlite.prepare<[number], number>('SELECT profile_picture_key IS NOT NULL FROM users WHERE id = ?').pluck();
+  /** Who takes a picture in (remote-posts.ts), and whose are being taken now (one at a time each). */
+  let pictureKeeper: ((userId: number, icon: URL) => Promise<void>) | null = null;
+  const takingPicture = new Set<number>();
 
   /** The name of a taken `name@host` freed for a newer actor of that host (the old one was removed there and made again). */
   const take = (username: string): void => {
@@ -123,7 +129,22 @@ export function createRemoteActors(sqlite: Database.Database, allowedPrivateHost
 
   return {
     /** The users row for this actor, made or brought up to date; throws RemoteActorRefused for one we do not take. */
-    upsert: (actor: RemoteActorInput): number => upsert.immediate(actor),
+    upsert(actor: RemoteActorInput): number {
+      const userId = upsert.immediate(actor);
+      // A picture once, when they have none yet: taken in the background, so no page waits for their server.
+      const icon = actor.icon;
+      if (icon && pictureKeeper && !takingPicture.has(userId) && hasPicture.get(userId) === 0 && reachable(icon, allowedPrivateHosts)) {
+        takingPicture.add(userId);
+        void pictureKeeper(userId, icon)
+          .catch(() => {})
+          .finally(() => takingPicture.delete(userId));
+      }
+      return userId;
+    },
+    /** Sets who takes a person's picture in (remote-posts.ts). */
+    keepPictures(keeper: (userId: number, icon: URL) => Promise<void>): void {
+      pictureKeeper = keeper;
+    },
     /** The users.id of a known remote actor. */
     idOf: (uri: URL | string): number | undefined => byUri.get(typeof uri === 'string' ? uri : uri.href)?.userId,
     /** Their username (name@host), for the app to open their profile. */

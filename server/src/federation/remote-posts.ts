@@ -33,6 +33,11 @@ export interface RepliesAndComments {
 
 export interface RemotePostsDeps {
   comments: RepliesAndComments;
+  /**
+   * Removes a person of another server whose account was removed there, with all they left here
+   * (people/account-removal-service.ts, the same steps as a local account's removal).
+   */
+  removePerson(userId: number): Promise<unknown>;
   remotePosts: RemotePostsRepository;
   remoteActors: RemoteActors;
   posts: PostsFromAnotherServer;
@@ -52,10 +57,12 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /**
  * A Note's HTML as the plain text the app shows (it renders text as text, never markup): line
  * and paragraph breaks as newlines, every tag dropped (a mention's or tag's link keeps its
- * "@name" or "#tag"), entities decoded.
+ * "@name" or "#tag"), entities decoded. A script's or style's content is not words anyone wrote:
+ * it goes with its tags (Mastodon and Pixelfed sanitise theirs, but not every server does).
  */
 export function htmlToText(html: string): string {
   return html
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/p>\s*<p[^>]*>/gi, '\n\n')
     .replace(/<[^>]*>/g, '')
@@ -128,6 +135,27 @@ export async function fetchImage(url: URL, allowedPrivateHosts: readonly string[
  */
 export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: RemotePostsDeps) {
   const { remotePosts, remoteActors, posts, log } = deps;
+  // Their picture (the actor's icon), made ours as their profile picture, as their photos are:
+  // the app then shows it from this server, never from theirs.
+  remoteActors.keepPictures(async (userId, icon) => {
+    const bytes = await fetchImage(icon, deps.allowedPrivateHosts, deps.maxImageBytes);
+    if (!bytes) return;
+    try {
+      await posts.createFromAnotherServer({
+        userId,
+        caption: '',
+        photos: [{ bytes, altText: '' }],
+        sensitive: false,
+        warning: '',
+        createdAt: Date.now(),
+        isProfilePicture: true,
+        onInserted: () => {},
+      });
+    } catch (err) {
+      // Not an image we can read, or they were removed meanwhile: no picture, as before.
+      log.info({ user: userId, icon: icon.href, reason: (err as Error).message }, 'federation: a picture we could not take');
+    }
+  });
   listeners
     .on(Create, async (ctx, create) => {
       const actorId = create.actorId;
@@ -139,7 +167,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
         // Anyone may reply to a post of ours they can see: someone new to us is kept first.
         if (remoteActors.idOf(actorId) === undefined) {
           const actor = await create.getActor(loaders);
-          const input = actor && isActor(actor) ? actorInput(actor) : null;
+          const input = actor && isActor(actor) ? await actorInput(actor) : null;
           if (!input || input.uri.href !== actorId.href) return;
           try {
             remoteActors.upsert(input);
@@ -184,6 +212,16 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
       const objectId = deletion.objectId;
       const actorId = deletion.actorId;
       if (!objectId || !actorId || objectId.origin !== actorId.origin) return;
+      if (objectId.href === actorId.href) {
+        // Their account, removed on their server (Mastodon's and Pixelfed's Delete of the actor):
+        // only they can say so, and Fedify has checked that they signed it (HTTP Signature, or
+        // the Linked Data Signature Mastodon adds). Everything of theirs here goes.
+        const userId = remoteActors.idOf(actorId);
+        if (userId === undefined) return;
+        log.info({ actor: actorId.href }, 'federation: a person removed on their server is removed here');
+        await deps.removePerson(userId);
+        return;
+      }
       const kept = remotePosts.byUri(objectId.href);
       if (!kept && deps.comments.deleteComment(deletion)) return;
       // Only its author deletes it.

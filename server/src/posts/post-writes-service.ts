@@ -42,6 +42,8 @@ export interface PostFromAnotherServer {
   sensitive: boolean;
   warning: string;
   createdAt: number;
+  /** Their profile picture (the actor's icon, federation/remote-posts.ts), not a post: shown on their profile only. */
+  isProfilePicture?: boolean;
   /** Run in the insert's transaction with the new post's id. */
   onInserted: (id: number) => void;
 }
@@ -337,7 +339,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
             caption: clip(cleanText(input.caption), CAPTION_MAX_LENGTH),
             altText: first.altText,
             isAnonymous: false,
-            isProfilePicture: false,
+            isProfilePicture: input.isProfilePicture === true,
             mediaKey: first.mediaKey,
             width: first.width,
             height: first.height,
