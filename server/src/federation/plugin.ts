@@ -229,6 +229,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
+  const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
   const repository = createFederationRepository(database.sqlite);
   const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
   const posts = createFederatedPostsRepository(database.sqlite);
@@ -270,6 +271,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
         editFromAnotherServer: (postId, authorId, changes, sensitivity) => fastify.contentWarnings.edit(postId, authorId, changes, sensitivity),
       },
       allowedPrivateHosts,
+      rejectsMedia,
       maxImageBytes: config.uploads.maxBytes,
       removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
@@ -292,6 +294,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     remotePosts,
     posts: { createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input) },
     allowedPrivateHosts,
+    rejectsMedia,
     maxImageBytes: config.uploads.maxBytes,
     log: fastify.log,
   });

@@ -42,6 +42,8 @@ export interface RemotePostsDeps {
   remoteActors: RemoteActors;
   posts: PostsFromAnotherServer;
   allowedPrivateHosts: readonly string[];
+  /** The operator's "reject media" for a host (domain-blocks.ts): its photos and pictures are never fetched. */
+  rejectsMedia: (host: string) => boolean;
   /** The largest photo taken (UPLOAD_MAX_BYTES, as for an upload). */
   maxImageBytes: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -138,6 +140,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
   // Their picture (the actor's icon), made ours as their profile picture, as their photos are:
   // the app then shows it from this server, never from theirs.
   remoteActors.keepPictures(async (userId, icon) => {
+    if (deps.rejectsMedia(icon.host)) return;
     const bytes = await fetchImage(icon, deps.allowedPrivateHosts, deps.maxImageBytes);
     if (!bytes) return;
     try {
@@ -230,7 +233,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
     });
 }
 
-export type NoteKeeperDeps = Pick<RemotePostsDeps, 'remotePosts' | 'allowedPrivateHosts' | 'maxImageBytes' | 'log'> & {
+export type NoteKeeperDeps = Pick<RemotePostsDeps, 'remotePosts' | 'allowedPrivateHosts' | 'rejectsMedia' | 'maxImageBytes' | 'log'> & {
   posts: Pick<PostsFromAnotherServer, 'createFromAnotherServer'>;
 };
 
@@ -253,6 +256,11 @@ export async function keepNote(
   // Their own post, on their own server: a Create cannot carry another's.
   if (note.attributionId?.href !== actorId.href || note.id.origin !== actorId.origin) return false;
   if (remotePosts.byUri(note.id.href)) return false;
+  // "Reject media": no photo of theirs is fetched, and a post here is its photos, so none is kept.
+  if (deps.rejectsMedia(actorId.host)) {
+    log.info({ note: note.id.href }, 'federation: media from this server is rejected; its post is not kept');
+    return false;
+  }
   const photos: PostFromAnotherServer['photos'] = [];
   for await (const attachment of note.getAttachments(loaders)) {
     if (photos.length === ALBUM_MAX_PHOTOS) break;

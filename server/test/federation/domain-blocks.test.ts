@@ -157,3 +157,23 @@ t.test('a suspended server: its people and all they left are gone here, nothing 
   const failures = b.app.database.sqlite.prepare('SELECT status FROM federation_delivery_failures').pluck().all();
   t.ok(failures.includes(403), `his server was refused with 403 (${JSON.stringify(failures)})`);
 });
+
+t.test("a server whose media is rejected: its posts are not kept here (a post here is its photos), nor its people's pictures", async (t) => {
+  const { a, b } = await twoServers(t, { ADMIN_USERNAMES: 'olga' });
+  const asOlga = client(a.app, (await a.createUser('olga')).token);
+  const alice = await a.createUser('alice');
+  const bob = await b.createUser('bob');
+  const asAlice = client(a.app, alice.token);
+  const bobThere = `bob@${b.host}`;
+  t.equal((await asOlga('PUT', '/api/admin/federation/blocks', { domain: b.host, severity: 'noop', rejectMedia: true })).json.removedPeople, 0, 'nobody removed');
+  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
+  await asAlice('POST', `/api/account/${encodeURIComponent(bobThere)}/follow`);
+  await eventually('Alice follows Bob: follows still cross', async () =>
+    (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing === true);
+  await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'not fetched' });
+  // The delivery is taken (202) and the Create handled: nothing is kept.
+  await eventually('his post was delivered', async () => b.app.database.sqlite.prepare('SELECT count(*) FROM federated_posts').pluck().get() === 1);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  t.same((await asAlice('GET', '/api/followFeed')).json, [], 'not in her feed');
+  t.equal(a.app.database.sqlite.prepare('SELECT count(*) FROM posts').pluck().get(), 0, 'no post, no photo stored');
+});

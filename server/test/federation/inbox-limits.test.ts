@@ -59,14 +59,18 @@ t.test("one server's flood is slowed with 429 and Retry-After; another server's 
   t.same(statuses.slice(4), [429, 429], 'then it is slowed down');
   const slowed = await deliver(flooder);
   t.equal(slowed.status, 429);
-  t.equal(slowed.headers.get('retry-after'), '15', 'and told when to come back (4 a minute: 15 s)');
-  t.match(await slowed.json(), { error: 'rate_limited', message: /try again in 15 s/ });
+  // A token comes back every 15 s at 4 a minute; some of it may have passed on a slow machine.
+  const retryAfter = Number(slowed.headers.get('retry-after'));
+  t.ok(retryAfter >= 1 && retryAfter <= 15, `and told when to come back (${retryAfter} s, at most 15)`);
+  t.match(await slowed.json(), { error: 'rate_limited', message: `Too many activities from this sender; try again in ${retryAfter} s.` });
   t.equal((await deliver(neighbour)).status, 202, 'the other server is not slowed');
 
   // Requests that fail the signature check cost the server they claim nothing: they count
   // against the address they come from, up to its own limit.
+  // 60 at once, 30 a minute after: on a slow machine a few more get through before the first 429.
   const forged: number[] = [];
-  for (let i = 0; i < 62; i++) forged.push((await deliver(neighbour, false)).status);
-  t.equal(forged.filter((s) => s === 401).length, 60, 'unsigned: refused, 60 times');
-  t.same(forged.slice(60), [429, 429], 'then slowed by address');
+  while (forged.length < 120 && forged.at(-1) !== 429) forged.push((await deliver(neighbour, false)).status);
+  const refusedFirst = forged.slice(0, -1);
+  t.equal(forged.at(-1), 429, `then slowed by address, after ${refusedFirst.length} refusals`);
+  t.ok(refusedFirst.length >= 60 && refusedFirst.every((s) => s === 401), 'each before it refused with 401, at least 60 of them');
 });

@@ -26,8 +26,8 @@ const removedText = (n: number) => (n === 0 ? '' : n === 1 ? ' 1 person of their
 
 /**
  * Blocked servers on the operator settings page (issue 50, item 1; docs/self-hosting.md,
- * "Blocking servers"): suspend a server, lift a block, and Mastodon's CSV out and in. Limits and
- * "reject media" from an imported list are kept and exported as they came, and said to be so.
+ * "Blocking servers"): suspend a server, lift a block, and Mastodon's CSV out and in. "Reject media"
+ * from an imported list acts; limits are kept and exported as they came, and said not to act yet.
  */
 export function DomainBlocks({ onChange }: { onChange: () => void }) {
   const id = useId();
@@ -140,7 +140,7 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
                 <span className={rows.meta}>
                   {SEVERITY_WORDS[b.severity]}
                   {b.rejectMedia && ', media rejected'}
-                  {b.severity !== 'suspend' && ' (from an imported list: kept and exported; this server applies suspensions only)'}
+                  {b.severity === 'limit' && ' (kept and exported; this server does not apply limits yet)'}
                   {b.publicComment && ` · “${b.publicComment}”`}
                   {b.privateComment && ` · note: ${b.privateComment}`}
                 </span>
