@@ -143,7 +143,7 @@ export default fp(
       async lookup(term) {
         const remote = remoteQuery(term);
         if (!remote || !reachable(remote.host, allowedPrivateHosts)) return null;
-        return lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
+        return lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR, allowedPrivateHosts);
       },
     } satisfies FederationHandle);
 
