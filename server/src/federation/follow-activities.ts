@@ -187,7 +187,11 @@ const LOOKUP_TIMEOUT_MS = 8_000;
  * loopback was asked (scripts/stack/federation-tls.ts saw its WebFinger request arrive). A name
  * could still resolve otherwise a moment later: the list is for tests, not for the open internet.
  */
-export async function lookupAllowed(url: URL, allowedPrivateHosts: readonly string[]): Promise<boolean> {
+export async function lookupAllowed(
+  url: URL,
+  allowedPrivateHosts: readonly string[],
+  resolveName: (hostname: string) => Promise<{ address: string; family: number }[]> = (hostname) => lookup(hostname, { all: true, verbatim: true }),
+): Promise<boolean> {
   if (!reachable(url, allowedPrivateHosts)) return false;
   if (allowedPrivateHosts.length === 0) return true;
   const hostname = url.hostname.toLowerCase();
@@ -195,7 +199,7 @@ export async function lookupAllowed(url: URL, allowedPrivateHosts: readonly stri
   if (allowedPrivateHosts.includes(`${hostname}:${port}`)) return true;
   if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return true; // a literal: reachable judged it
   try {
-    const addresses = await lookup(hostname, { all: true, verbatim: true });
+    const addresses = await resolveName(hostname);
     return addresses.length > 0 &&
       addresses.every((a) => reachable(new URL(`https://${a.family === 6 ? `[${a.address}]` : a.address}/`), []));
   } catch {
