@@ -17,20 +17,27 @@
 // 2. Glewlwyd (scripts/stack/glewlwyd.ts), a second OpenID provider, to show the app speaks
 //    OpenID and not only Keycloak: the tests tagged @any-provider (sign up, sign in, post,
 //    sign out, Login shows the form).
+// 3. Federation over https (lane federation-tls, scripts/stack/federation-tls.ts): two servers of
+//    the tree behind Caddy with certificates from its local authority; search by `@name@host`
+//    (WebFinger over https), follow, a photo to the other's Following feed, a like back, and a
+//    handle on a host outside FEDERATION_ALLOWED_PRIVATE_HOSTS refused unasked. Run first, alone:
+//    it needs neither Swift nor a provider.
 //
 //   npm run test:stack                       # builds the image's tree first (test:prod's recipe)
 //   npm run test:stack -- --tree DIR         # a tree kept by `npm run test:prod -- --keep DIR`
-//   npm run test:stack -- --only keycloak    # one lane (keycloak, keycloak-upgrade or glewlwyd; or a,b)
+//   npm run test:stack -- --only keycloak    # one lane (keycloak, keycloak-upgrade, glewlwyd or federation-tls; or a,b)
 //   npm run test:stack -- --tree DIR -- tests/e2e/auth.spec.ts   # Playwright arguments after --
 //
 // Needs the Debian packages .ci/run installs (swift swift-proxy swift-account
-// swift-container swift-object memcached glewlwyd sqlite3 unzip), Java 17 or newer, Maven
-// (for the first fetch of Keycloak) and /usr/bin/chromium.
+// swift-container swift-object memcached glewlwyd sqlite3 unzip caddy), Java 17 or newer, Maven
+// (for the first fetch of Keycloak) and /usr/bin/chromium; federation-tls adds a.test, b.test and
+// c.test to /etc/hosts as 127.0.0.1 when they do not resolve (as root only).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildImage } from './prod-image.js';
 import { freePort } from './prod/round-trip.js';
+import { checkFederationOverTls } from './stack/federation-tls.js';
 import { startGlewlwyd } from './stack/glewlwyd.js';
 import { keycloakVersion, runKeycloakSync, startKeycloak, type Keycloak } from './stack/keycloak.js';
 import { checkRealmUpgrade } from './stack/keycloak-upgrade.js';
@@ -39,7 +46,7 @@ import { missingSwiftPackages, SWIFT_PACKAGES, startSwift, type Swift } from './
 
 const log = (msg: string) => console.log(`test:stack: ${msg}`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const LANES = ['keycloak', 'keycloak-upgrade', 'glewlwyd'] as const;
+const LANES = ['keycloak', 'keycloak-upgrade', 'glewlwyd', 'federation-tls'] as const;
 type Lane = (typeof LANES)[number];
 
 function parse(argv: string[]) {
@@ -77,7 +84,8 @@ function keycloakProvider(kc: Keycloak): Provider {
 
 async function main(): Promise<number> {
   const { tree: given, lanes, playwrightArgs } = parse(process.argv.slice(2));
-  const missing = missingSwiftPackages();
+  const needsSwift = lanes.some((lane) => lane !== 'federation-tls');
+  const missing = needsSwift ? missingSwiftPackages() : [];
   if (missing.length) throw new Error(`OpenStack Swift is not installed (missing ${missing.join(', ')}): apt-get install --no-install-recommends ${SWIFT_PACKAGES}`);
 
   const started = Date.now();
@@ -95,6 +103,16 @@ async function main(): Promise<number> {
   let swift: Swift | null = null;
   let exitCode = 0;
   try {
+    if (lanes.includes('federation-tls')) {
+      try {
+        const { ms } = await checkFederationOverTls({ appCwd: tree, appCommand: 'node server/dist/server.js', say: (msg) => log(`federation-tls: ${msg}`) });
+        log(`federation-tls: passed in ${seconds(ms)}`);
+      } catch (err) {
+        console.error(`test:stack: federation-tls: FAIL: ${(err as Error).stack ?? err}`);
+        exitCode = 1;
+      }
+    }
+    if (!needsSwift) return exitCode;
     // Swift and Keycloak start side by side: Keycloak's start is the longer one.
     const swiftStarted = Date.now();
     // Its default 30 s to get ready ran out on a busy 2-core runner (account, container and proxy

@@ -50,7 +50,7 @@ function formBrowser(base: string) {
 }
 
 /** Signs up a new person on the embedded provider's pages; returns their access token. */
-async function signUp(base: string, username: string): Promise<string> {
+export async function signUp(base: string, username: string): Promise<string> {
   const config = (await (await fetch(`${base}/config.json`)).json()) as { auth: { clientId: string; redirectUri: string } };
   const oauth = {
     response_type: 'token',

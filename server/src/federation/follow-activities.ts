@@ -1,7 +1,9 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import type { Context, Federation, InboxContext, InboxListenerSetters } from '@fedify/fedify';
 import { Accept, Follow, isActor, Like, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
 import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
-import { RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
+import { reachable, RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
 
 /** What the follows repository does for a follow that crosses servers (social/follows-repository.ts). */
 export interface FollowBook {
@@ -184,17 +186,53 @@ export function remoteQuery(term: string): { query: string; host: URL } | null {
 const LOOKUP_TIMEOUT_MS = 8_000;
 
 /**
+ * Whether a lookup may ask `url`'s host: reachable (remote-actors.ts), and, when the operator
+ * listed private hosts, either listed or a name whose every address is public. Fedify resolves
+ * and refuses private addresses itself, but only while no private host is listed
+ * (allowPrivateAddress is one switch): with the list set, `@eve@c.test` with c.test resolving to
+ * loopback was asked (scripts/stack/federation-tls.ts saw its WebFinger request arrive). A name
+ * could still resolve otherwise a moment later: the list is for tests, not for the open internet.
+ */
+export async function lookupAllowed(
+  url: URL,
+  allowedPrivateHosts: readonly string[],
+  resolveName: (hostname: string) => Promise<{ address: string; family: number }[]> = (hostname) => lookup(hostname, { all: true, verbatim: true }),
+): Promise<boolean> {
+  if (!reachable(url, allowedPrivateHosts)) return false;
+  if (allowedPrivateHosts.length === 0) return true;
+  const hostname = url.hostname.toLowerCase();
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (allowedPrivateHosts.includes(`${hostname}:${port}`)) return true;
+  if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return true; // a literal: reachable judged it
+  try {
+    const addresses = await resolveName(hostname);
+    return addresses.length > 0 &&
+      addresses.every((a) => reachable(new URL(`https://${a.family === 6 ? `[${a.address}]` : a.address}/`), []));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Finds a person on another server by handle (WebFinger, over https) or by their actor's or
  * profile's URL, signed by our instance actor (servers with authorized fetch ask for it), and
  * keeps them as a users row: their `name@host`, or null when nothing usable is found there.
+ * Every host it would ask, the handle's and those of the documents it is sent to (WebFinger's
+ * `self` link, the actor), must pass lookupAllowed first.
  */
 export async function lookupRemotePerson(
   ctx: Context<void>,
   remoteActors: RemoteActors,
-  term: { query: string },
+  term: { query: string; host: URL },
   instanceActor: string,
+  allowedPrivateHosts: readonly string[],
 ): Promise<string | null> {
-  const documentLoader = await ctx.getDocumentLoader({ identifier: instanceActor });
+  if (!(await lookupAllowed(term.host, allowedPrivateHosts))) return null;
+  const signed = await ctx.getDocumentLoader({ identifier: instanceActor });
+  const documentLoader: typeof signed = async (url, options) => {
+    if (!(await lookupAllowed(new URL(url), allowedPrivateHosts))) throw new Error(`a lookup may not fetch ${url}`);
+    return signed(url, options);
+  };
   let object: unknown;
   try {
     object = await ctx.lookupObject(term.query, { documentLoader, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });

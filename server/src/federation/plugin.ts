@@ -338,7 +338,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       async lookup(term) {
         const remote = remoteQuery(term);
         if (!remote || !reachable(remote.host, allowedPrivateHosts) || blocks.suspended(remote.host.host)) return null;
-        const found = await lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR);
+        const found = await lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR, allowedPrivateHosts);
         if (found !== null) backfill.looked(context(), found);
         return found;
       },

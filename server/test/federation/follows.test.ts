@@ -137,3 +137,44 @@ t.test('an inbox takes only signed activities, and only so much of one', async (
   t.equal((await client(a.app, alice.token)('GET', '/api/account/alice/followers')).json.length, 0, 'nothing changed');
   t.equal(a.app.database.sqlite.prepare('SELECT count(*) FROM users WHERE host IS NOT NULL').pluck().get(), 0, 'no remote person kept');
 });
+
+t.test('a private account going public approves the requests waiting from another server: they end up following', async (t) => {
+  const { a, b } = await twoServers(t);
+  const alice = await a.createUser('alice');
+  const dave = await a.createUser('dave');
+  const carol = await b.createUser('carol');
+  const asAlice = client(a.app, alice.token);
+  const asDave = client(a.app, dave.token);
+  const asCarol = client(b.app, carol.token);
+  t.equal((await asCarol('PUT', '/api/account/privacy', { isPrivate: true })).status, 200);
+
+  const carolThere = `carol@${b.host}`;
+  const profile = (as: typeof asAlice) => as('GET', `/api/view-user-posts?username=${encodeURIComponent(carolThere)}`);
+  for (const as of [asAlice, asDave]) {
+    t.equal((await as('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${carol.id}`)}`)).json[0]?.username, carolThere);
+    t.match((await as('POST', `/api/account/${encodeURIComponent(carolThere)}/follow`)).json, { following: false, requested: true });
+  }
+  const waiting = [`alice@${a.host}`, `dave@${a.host}`];
+  await eventually('Carol has both requests waiting', async () =>
+    (await asCarol('GET', '/api/follow-requests')).json.length === 2);
+  t.same((await asCarol('GET', '/api/follow-requests')).json.map((r: { username: string }) => r.username).sort(), waiting);
+  t.match((await profile(asAlice)).json, { isFollowing: false, isRequested: true }, 'Alice sees "Requested"');
+
+  // Carol goes public: both requests are approved, and each server is sent an Accept.
+  const publicAgain = await asCarol('PUT', '/api/account/privacy', { isPrivate: false });
+  t.equal(publicAgain.status, 200);
+  t.match(publicAgain.json, { isPrivate: false, approved: 2 });
+  t.same((await asCarol('GET', '/api/follow-requests')).json, [], 'no request left waiting');
+  t.same((await asCarol('GET', '/api/account/carol/followers')).json.map((f: { username: string }) => f.username).sort(), waiting);
+
+  for (const [who, as] of [['Alice', asAlice], ['Dave', asDave]] as const) {
+    await eventually(`${who} follows Carol on her own server`, async () => (await profile(as)).json.isFollowing === true);
+    t.match((await profile(as)).json, { isFollowing: true, isRequested: false }, `${who}'s "Requested" became "Following"`);
+    t.ok(JSON.stringify((await as('GET', '/api/notifications')).json).includes(carolThere), `${who} is told carol@host accepted`);
+  }
+  t.equal(
+    a.app.database.sqlite.prepare('SELECT following_count FROM users WHERE id = ?').pluck().get(alice.id),
+    1,
+    'Alice\'s following count counts Carol',
+  );
+});
