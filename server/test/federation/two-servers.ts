@@ -4,8 +4,8 @@ import { freePort } from './peer.js';
 /**
  * Two Shower Beer servers on loopback, each with its own database, keys and queue, that sign and
  * verify every activity for real. Each may reach only the other's host:port on a private address
- * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL: WebFinger handles go over
- * https, which plain-http loopback servers do not offer.
+ * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL here: WebFinger handles go
+ * over https, which the stack lane runs behind a TLS proxy (scripts/stack/federation-tls.ts).
  */
 export async function twoServers(t: Teardown, env: Record<string, string> = {}) {
   const [portA, portB] = [await freePort(), await freePort()];
