@@ -89,6 +89,35 @@ function start(command: string, args: string[], cwd: string, env: NodeJS.Process
 
 const tail = (file: string, lines = 25) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
 
+/** The socialweb.coop checker of an actor, fetched from the npm registry when the lane runs (272 packages: not a dependency of the project). */
+const ACTOR_CHECKER_VERSION = '0.16.1';
+
+/** Runs `activitypub-testing test actor` and counts its outcomes (one JSON assertion a line). */
+async function actorChecker(actor: string, caRoot: string, work: string): Promise<{ passed: number; failed: string[]; other: number }> {
+  const out = join(work, 'activitypub-testing.out');
+  const fd = openSync(out, 'w');
+  const child = spawn('npx', ['--yes', `activitypub-testing@${ACTOR_CHECKER_VERSION}`, 'test', 'actor', actor], {
+    cwd: work,
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: caRoot },
+    stdio: ['ignore', fd, 'inherit'],
+  });
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  closeSync(fd);
+  const results = { passed: 0, failed: [] as string[], other: 0 };
+  for (const line of readFileSync(out, 'utf8').split('\n')) {
+    // One JSON a line; json-seq's record separator (U+001E) first, if any.
+    const text = (line.startsWith(String.fromCharCode(30)) ? line.slice(1) : line).trim();
+    if (!text.startsWith('{')) continue;
+    const a = JSON.parse(text) as { outcome?: string; result?: { outcome?: string }; test?: { name?: string; slug?: string } };
+    const outcome = a.result?.outcome ?? a.outcome;
+    if (outcome === 'passed') results.passed++;
+    else if (outcome === 'failed') results.failed.push(a.test?.slug ?? a.test?.name ?? 'a test');
+    else results.other++;
+  }
+  expect(code === 0 || results.failed.length > 0, `activitypub-testing exited ${code}`, readFileSync(out, 'utf8').slice(0, 400));
+  return results;
+}
+
 async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -205,6 +234,11 @@ export async function checkFederationOverTls(opts: FederationTlsOptions): Promis
     const self = jrd.links.find((l) => l.rel === 'self' && l.type === 'application/activity+json')?.href ?? '';
     expect(jrd.subject === `acct:bob@${b.host}` && self.startsWith(`${b.origin}/users/`), 'WebFinger names Bob and his https actor', jrd);
     say(`WebFinger over https: acct:bob@${b.host} -> ${self}`);
+
+    // A checker nobody here wrote, on Bob's actor over https (issue 49: activitypub-testing 0.16).
+    const checked = await actorChecker(self, root, work);
+    expect(checked.failed.length === 0 && checked.passed >= 5, `activitypub-testing: ${checked.passed} passed, failed: ${checked.failed.join(', ') || 'none'}`, checked);
+    say(`activitypub-testing ${ACTOR_CHECKER_VERSION} on ${self}: ${checked.passed} passed, 0 failed, ${checked.other} not applicable or can't tell`);
 
     // Search by handle: `@bob@host`, then `bob@host`; the first looks him up by WebFinger.
     const bobThere = `bob@${b.host}`;
