@@ -24,6 +24,7 @@ import { rowsTable, targetsTable, writeDoc, type Row, type Target } from './benc
 import { RARE_TAG, SEED_FORMAT, TOP_TAG, proportionalSizes, readSeedInfo, seedDataDir, type SeedInfo } from './bench/seed-lib.js';
 import { hasPristineCopy, restoreOrKeepPristine } from './bench/pristine.js';
 import { firstScreenJs } from './bench/web-checks.js';
+import { runFederationBench } from './bench/federation.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '5' },
+    'inbox-requests': { type: 'string', default: '2000' },
+    federation: { type: 'string', default: 'off' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -56,6 +59,12 @@ if (values.help) {
   --no-write               print only; leave docs/performance.md alone
   --only writes            only the constant page, the bell and the write rows, printed (for a quick
                            before/after of a change to writes; nothing written to docs/performance.md)
+  --only federation        only the federation rows (scripts/bench/federation.ts): Discover and Following
+                           with federation off and on, --rounds rounds; a post delivered to 1 000 followers
+                           on 200 servers; memory with the queue full; signed inbox POSTs per second;
+                           written to their own block of docs/performance.md
+  --inbox-requests N       signed Likes per measured inbox batch (default 2000)
+  --federation on|off      with --baseline: this tree's server runs with FEDERATION=on (default off)
   --baseline REF           this tree against REF (a commit, tag or branch) in one run: REF is checked out
                            in a temporary git worktree with its own npm ci, each tree seeds the set with
                            its own seed code, both built servers run, and the feed, notification and write
@@ -76,9 +85,14 @@ const log = (line: string) => console.log(line);
 
 // ---------------------------------------------------------------- data sets
 
+// Other servers (issue 49, item 8): 1 000 followers on 200 servers at both scales (the delivery
+// fan-out's figure), and their posts 1% of the posts (10 000 in the reference set).
 const SETS = {
-  small: { name: 'small', ...proportionalSizes(10_000) },
-  reference: { name: 'reference', users: 100_000, posts: 1_000_000, likes: 5_000_000, comments: 1_000_000, follows: 1_000_000 },
+  small: { name: 'small', ...proportionalSizes(10_000), remote: { servers: 200, followers: 1_000, posts: 100 } },
+  reference: {
+    name: 'reference', users: 100_000, posts: 1_000_000, likes: 5_000_000, comments: 1_000_000, follows: 1_000_000,
+    remote: { servers: 200, followers: 1_000, posts: 10_000 },
+  },
 } as const;
 type SetName = keyof typeof SETS;
 
@@ -93,7 +107,8 @@ async function ensureSet(name: SetName): Promise<{ dir: string; info: SeedInfo; 
     have.options.posts === want.posts &&
     have.options.likes === want.likes &&
     have.options.comments === want.comments &&
-    have.options.follows === want.follows;
+    have.options.follows === want.follows &&
+    JSON.stringify(have.options.remote) === JSON.stringify(want.remote);
   // A set without its copy as seeded has been written to by earlier runs (scripts/bench/pristine.ts).
   if (same && !values.reseed && hasPristineCopy(dir)) {
     restoreOrKeepPristine(dir, JSON.stringify(have), log);
@@ -107,6 +122,7 @@ async function ensureSet(name: SetName): Promise<{ dir: string; info: SeedInfo; 
     likes: want.likes,
     comments: want.comments,
     follows: want.follows,
+    remote: want.remote,
     seed: 1,
     readerFollows: 200,
     mediaCount: 6,
@@ -219,7 +235,10 @@ function writePools(dbFile: string, readerId: number) {
         // Posts from the middle of the timeline: the bench's likes and comments must not
         // change the first Discover page that later runs measure.
         // Not hidden (suspended author) and not across a block with the reader: those answer 404.
-        `SELECT id FROM posts p WHERE is_profile_picture = 0 AND hidden = 0 AND id < (SELECT max(id) / 2 FROM posts)
+        // Local posts only: a like of another server's post is delivered there (federation/interactions.ts).
+        `SELECT id FROM posts p WHERE is_profile_picture = 0 AND hidden = 0
+         AND id < (SELECT max(id) / 2 FROM posts WHERE id NOT IN (SELECT post_id FROM remote_posts))
+         AND NOT EXISTS (SELECT 1 FROM remote_posts WHERE post_id = p.id)
          AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = @reader)
          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = @reader AND blocked_id = p.user_id)
          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = p.user_id AND blocked_id = @reader)
@@ -229,7 +248,7 @@ function writePools(dbFile: string, readerId: number) {
       .map((r) => r.id);
     const unfollowed = db
       .prepare<{ reader: number }, { username: string }>(
-        `SELECT username FROM users u WHERE id <> @reader AND deleted_at IS NULL AND suspended_at IS NULL
+        `SELECT username FROM users u WHERE id <> @reader AND host IS NULL AND deleted_at IS NULL AND suspended_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM follows WHERE follower_id = @reader AND followee_id = u.id)
          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = @reader AND blocked_id = u.id)
          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = u.id AND blocked_id = @reader)
@@ -421,10 +440,20 @@ async function startConstant(page: unknown[]) {
 
 async function main() {
   if (values.baseline !== undefined) {
-    return runBaseline({ ref: values.baseline, set: SETS[scale], rounds: Number(values.rounds), duration, connections, log });
+    if (values.federation !== 'on' && values.federation !== 'off') throw new Error('--federation takes on or off');
+    return runBaseline({
+      ref: values.baseline,
+      set: SETS[scale],
+      rounds: Number(values.rounds),
+      duration,
+      connections,
+      log,
+      currentEnv: values.federation === 'on' ? { FEDERATION: 'on' } : {},
+    });
   }
   if (values.only === 'writes') return writesOnly();
-  if (values.only !== undefined) throw new Error('--only takes: writes');
+  if (values.only === 'federation') return federationOnly();
+  if (values.only !== undefined) throw new Error('--only takes: writes, federation');
   const run = beginRun();
   const { mainSet, smallSet } = await prepareDataSets(run.notes);
   const photos = await benchPhotos();
@@ -435,7 +464,48 @@ async function main() {
   run.rows.push(...baselineRows(server, floors));
   const js = firstScreenJsOfWebApp();
   run.targets.push(...judgeTargets(server, smallFeeds, floors, js, mainSet.info.counts.users));
+  // Last: it needs the set as seeded again, and the targets above are judged without it.
+  const federation = await measureFederation();
+  run.rows.push(...federation.rows);
+  run.targets.push(...federation.targets);
+  run.notes.push(...federation.notes);
   writeReport(run, mainSet.info, floors.floor);
+}
+
+/** The federation rows (scripts/bench/federation.ts) on this scale's set, put back as seeded first. */
+async function measureFederation() {
+  const set = await ensureSet(scale);
+  const rng = createRng(49);
+  const photo = readFileSync(await photoFile(join(benchDir, 'photos'), 1600, 1200, 4e5, rng));
+  return runFederationBench({
+    dir: set.dir,
+    info: set.info,
+    entry: serverMode === 'built' ? 'server/dist/server.js' : 'server/src/server.ts',
+    nodeArgs: serverMode === 'built' ? [] : ['--import', 'tsx'],
+    logLevel: values['log-level']!,
+    duration,
+    connections,
+    rounds: Math.max(3, runs),
+    inboxRequests: Number(values['inbox-requests']),
+    photo,
+    log,
+  });
+}
+
+/** `--only federation`: the federation rows alone, in their own block of docs/performance.md. */
+async function federationOnly() {
+  const run = beginRun();
+  const federation = await measureFederation();
+  run.rows.push(...federation.rows);
+  run.targets.push(...federation.targets);
+  run.notes.push(...federation.notes);
+  const info = readSeedInfo(join(benchDir, scale))!;
+  const text = `${reportHeader(run, info).replace(/^### (\w+) scale/, '### Federation rows, $1 scale')}\n\n${rowsTable(run.rows)}\n\n#### Targets\n\n${targetsTable(run.targets)}`;
+  console.log(`\n${text}\n`);
+  if (!values['no-write']) {
+    writeDoc(join(repoRoot, 'docs', 'performance.md'), `federation-${scale}`, text);
+    log('Written to docs/performance.md.');
+  }
 }
 
 /** `--only writes`: the write rows next to the constant page measured in the same run. */

@@ -29,11 +29,13 @@ import { comment, cycle, followUnfollow, get, likeUnlike, median } from './reque
 export interface BaselineOptions {
   ref: string;
   /** The data set's sizes, as scripts/bench.ts's SETS give them. */
-  set: { name: string; users: number; posts: number; likes: number; comments: number; follows: number };
+  set: { name: string; users: number; posts: number; likes: number; comments: number; follows: number; remote?: { servers: number; followers: number; posts: number } };
   rounds: number;
   duration: number;
   connections: number;
   log: (line: string) => void;
+  /** More environment for this tree's server (bench --federation on: FEDERATION=on). */
+  currentEnv?: Record<string, string>;
 }
 
 interface Tree {
@@ -110,7 +112,9 @@ import { readSeedInfo, seedDataDir, SEED_FORMAT } from '@TREE@/scripts/bench/see
 const want = JSON.parse(process.env.WANT!);
 const dir = process.env.DATA!;
 const have = readSeedInfo(dir);
-const same = have && have.format === SEED_FORMAT && ['users', 'posts', 'likes', 'comments', 'follows'].every((k) => (have.options as any)[k] === want[k]);
+// Other servers' people (format 9 on): compared only where this tree's seed makes them.
+const same = have && have.format === SEED_FORMAT && ['users', 'posts', 'likes', 'comments', 'follows'].every((k) => (have.options as any)[k] === want[k])
+  && (SEED_FORMAT < 9 || JSON.stringify((have.options as any).remote) === JSON.stringify(want.remote));
 if (!same) {
   console.error('seeding ' + dir + ' with this tree\\'s seed-lib (format ' + SEED_FORMAT + ')');
   await seedDataDir({ ...want, dataDir: dir, seed: 1, readerFollows: 200, mediaCount: 6, analyze: true, force: true, log: (l: string) => console.error('  ' + l) });
@@ -152,11 +156,15 @@ function writePools(dbFile: string, readerId: number) {
     const userBlock = blocks
       ? `AND NOT EXISTS (SELECT 1 FROM blocks WHERE (blocker_id = @reader AND blocked_id = u.id) OR (blocker_id = u.id AND blocked_id = @reader))`
       : '';
+    // Local posts and people only: a like of another server's post, or a follow of one of its
+    // people, is delivered there (federation/); a tree without federation has none of either.
+    const remotePosts = has('remote_posts');
     const unliked = db
       .prepare<{ reader: number }, number>(
         // The middle of the timeline: the likes and comments must not change the first Discover page.
         `SELECT id FROM posts p WHERE is_profile_picture = 0 ${has('posts', 'hidden') ? 'AND hidden = 0' : ''}
-         AND id < (SELECT max(id) / 2 FROM posts)
+         AND id < (SELECT max(id) / 2 FROM posts ${remotePosts ? 'WHERE id NOT IN (SELECT post_id FROM remote_posts)' : ''})
+         ${remotePosts ? 'AND NOT EXISTS (SELECT 1 FROM remote_posts WHERE post_id = p.id)' : ''}
          AND NOT EXISTS (SELECT 1 FROM likes WHERE post_id = p.id AND user_id = @reader) ${postBlock}
          ORDER BY id DESC LIMIT 5000`,
       )
@@ -164,7 +172,7 @@ function writePools(dbFile: string, readerId: number) {
       .all({ reader: readerId });
     const unfollowed = db
       .prepare<{ reader: number }, string>(
-        `SELECT username FROM users u WHERE id <> @reader ${has('users', 'deleted_at') ? 'AND deleted_at IS NULL' : ''}
+        `SELECT username FROM users u WHERE id <> @reader ${has('users', 'host') ? 'AND host IS NULL' : ''} ${has('users', 'deleted_at') ? 'AND deleted_at IS NULL' : ''}
          ${has('users', 'suspended_at') ? 'AND suspended_at IS NULL' : ''}
          AND NOT EXISTS (SELECT 1 FROM follows WHERE follower_id = @reader AND followee_id = u.id) ${userBlock}
          ORDER BY id LIMIT 2000`,
@@ -177,7 +185,7 @@ function writePools(dbFile: string, readerId: number) {
   }
 }
 
-async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: string) => void): Promise<Side> {
+async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: string) => void, extraEnv: Record<string, string> = {}): Promise<Side> {
   const data = join(tree.dir, 'bench-data', set.name);
   mkdirSync(data, { recursive: true });
   const { name: _name, ...want } = set;
@@ -188,7 +196,7 @@ async function startSide(tree: Tree, set: BaselineOptions['set'], log: (line: st
   const info = JSON.parse(infoText) as { reader: Reader; seconds: number };
   log(`  ${tree.label}: data set in ${data} (seeded in ${info.seconds.toFixed(0)} s)`);
   const port = await freePort();
-  const env = benchServerEnv(data, port);
+  const env = { ...benchServerEnv(data, port), ...extraEnv };
   const token = inTree(tree, 'token', TOKEN, { SERVER_ENV: JSON.stringify(env), READER: JSON.stringify(info.reader) });
   // The server applies its own migrations at start; the pools are read after that.
   const running = await startNode('server/dist/server.js', env, port, '/healthz', { nodeArgs: [], cwd: tree.dir, readyWithinMs: 300_000 });
@@ -277,7 +285,7 @@ export async function runBaseline(opts: BaselineOptions): Promise<void> {
   const sides: Side[] = [];
   let constant: Running | null = null;
   try {
-    for (const tree of [current, baseline]) sides.push(await startSide(tree, opts.set, log));
+    for (const tree of [current, baseline]) sides.push(await startSide(tree, opts.set, log, tree === current ? opts.currentEnv : {}));
     // The constant page replays this tree's real Discover answer, as the plain bench does.
     const page = await (await fetch(`${sides[0]!.running.url}/api/discover-posts`, { headers: { authorization: `Bearer ${sides[0]!.token}` } })).json();
     const pageFile = join(tmpdir(), 'shower-beer-bench-snippets', 'constant-page.json');
@@ -316,7 +324,7 @@ export async function runBaseline(opts: BaselineOptions): Promise<void> {
     }
 
     const lines = [
-      `Baseline ${baseline.label} against ${current.label}; ${opts.set.name} set, ${opts.rounds} rounds of ${opts.duration} s per row, ${opts.connections} connections.`,
+      `Baseline ${baseline.label} against ${current.label}${opts.currentEnv?.FEDERATION === 'on' ? ' with FEDERATION=on' : ''}; ${opts.set.name} set, ${opts.rounds} rounds of ${opts.duration} s per row, ${opts.connections} connections.`,
       `Constant 20-post page: median ${fmt(median(constantSamples.map((s) => s.rps)))} req/s (rounds ${spread(constantSamples.map((s) => s.rps / 1000))} k).`,
       '',
       '| Row | this req/s | baseline req/s | ratio (spread) | this CPU µs/req | baseline CPU µs/req | CPU ratio (spread) |',

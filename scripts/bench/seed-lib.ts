@@ -32,6 +32,12 @@ export interface SeedOptions {
   force: boolean;
   /** The newest moment of the data (ms); activity spreads over the year before. */
   now?: number;
+  /**
+   * People of other servers (federation, issue 49 item 8): `followers` of them on `servers` servers
+   * follow one local person who posts (SeedInfo.federated), and they wrote `posts` posts kept here.
+   * Left out: none (the set of a tree without federation).
+   */
+  remote?: { servers: number; followers: number; posts: number };
   log?: (line: string) => void;
 }
 
@@ -65,6 +71,24 @@ export interface SeedInfo {
   media: SharedMedia[];
   /** Inclusive range of regular (non profile picture) post ids. */
   postIds: [number, number];
+  /** The people of other servers (SeedOptions.remote), when seeded. */
+  remote?: RemoteSeed;
+}
+
+/** What the seed made of other servers (scripts/bench/federation.ts binds their hosts to live listeners). */
+export interface RemoteSeed {
+  /** Their hosts as seeded (`r001.bench.test`, …): placeholders the bench rewrites to loopback ports. */
+  hosts: string[];
+  /** Hosts offering a shared inbox (the others take each follower's own inbox). */
+  sharedInboxHosts: number;
+  people: number;
+  posts: number;
+  /** Each of them follows this local person, who posts (the delivery fan-out's author). */
+  federated: { id: number; sub: string; username: string; email: string; remoteFollowers: number };
+  /** Remote people the bench reader follows (their posts are in its Following feed). */
+  readerFollowsRemote: number;
+  /** The inclusive range of the remote people's users.id. */
+  userIds: [number, number];
 }
 
 const DAY = 86_400_000;
@@ -72,7 +96,8 @@ const DAY = 86_400_000;
 // 6: likes keyed by (post_id, created_at, user_id) with no index by recipient (migration 0015); the same rows as 5.
 // 7: follows WITHOUT ROWID and users.notified_at (migration 0016).
 // 8: hashtags (migration 0027): post_hashtags from the captions, and RARE_TAG on every RARE_EVERY-th post.
-export const SEED_FORMAT = 8;
+// 9: people of other servers (migrations 0031-0035): SeedOptions.remote, after everything else (the local rows are format 8's).
+export const SEED_FORMAT = 9;
 
 /** The seed's most used tag: one caption ending in ten has it (words.ts, TAILS). */
 export const TOP_TAG = 'showerbeer';
@@ -187,6 +212,8 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
   clock.phase('indexes');
   const moderation = inTransaction(db, () => insertModeration(db, community, span, rng));
   clock.phase('blocks+suspensions');
+  const remote = opts.remote && opts.remote.followers > 0 ? inTransaction(db, () => insertRemote(db, community, span, media, opts.remote!, createRng(opts.seed + 49))) : undefined;
+  if (remote) clock.phase('remote people');
   inTransaction(db, () => markNotificationsSeen(db, span));
   clock.phase('notifications');
   const finalCounts = readFinalCounts(db, community);
@@ -200,6 +227,7 @@ export async function seedDataDir(opts: SeedOptions): Promise<SeedInfo> {
     { usernames: users.usernames, pictures, likes, comments, media, clock, moderation, finalCounts },
     rng,
   );
+  if (remote) info.remote = remote;
   writeFileSync(join(opts.dataDir, SEED_INFO), JSON.stringify(info, null, 2));
   return info;
 }
@@ -646,6 +674,149 @@ function insertModeration(db: Database.Database, c: Community, span: TimeSpan, r
   return { blocks, suspended: suspended.size };
 }
 
+/** The remote people the bench reader follows: the most prolific ones. */
+const READER_FOLLOWS_REMOTE = 20;
+
+/**
+ * People of other servers as federation keeps them (remote-actors.ts, remote-posts.ts): users rows
+ * with `host` set and `username` name@host, their actor in remote_actors, their posts ordinary
+ * posts with a remote_posts row, follows either way ordinary follows with a federation_follows row.
+ * Every one of them follows one local person who posts (the fan-out's author); one host in four
+ * offers no shared inbox (each follower's own inbox then). Their posts are spread over the year
+ * like ours, written by a few prolific people more than by the rest, and kept only because
+ * someone here follows their author (remote-posts-repository.ts, followedHere): each is followed
+ * by one to three local people, the reader among them for the most prolific ones. Local people
+ * like and comment on them. Drawn from a generator of its own, after every local row, so the
+ * local community is format 8's row for row; run inside the seed's bulk load, before the
+ * notifications are counted. Hosts are placeholders (`r001.bench.test`): the bench binds them to
+ * loopback listeners before federation is measured (scripts/bench/federation.ts).
+ */
+function insertRemote(
+  db: Database.Database,
+  c: Community,
+  span: TimeSpan,
+  media: SharedMedia[],
+  sizes: { servers: number; followers: number; posts: number },
+  rng: Rng,
+): RemoteSeed {
+  const R = sizes.followers;
+  const S = Math.max(1, Math.min(sizes.servers, R));
+  const hosts = Array.from({ length: S }, (_, i) => `r${String(i + 1).padStart(3, '0')}.bench.test`);
+  const shared = (server: number) => server % 4 !== 3;
+  const live = db.prepare<[], number>('SELECT id FROM users WHERE suspended_at IS NULL AND id <> 1 ORDER BY id').pluck().all();
+  let author = -1;
+  for (let rank = 1; rank < c.N && author < 0; rank++) {
+    const u = c.fame[rank]!;
+    if (u !== READER && c.publicCount[u]! > 0 && live.includes(u + 1)) author = u;
+  }
+  if (author < 0) throw new Error('no local person who posts to be followed from other servers');
+  const authorId = author + 1;
+  const firstId = db.prepare<[], number>('SELECT max(id) FROM users').pluck().get()! + 1;
+  const serverOf = (r: number) => r % S;
+  const nameOf = (r: number) => `${rng.pick(ADJECTIVES)}${rng.pick(NOUNS)}${r + 1}`;
+  const names = Array.from({ length: R }, (_, r) => nameOf(r));
+  const actor = (r: number) => `https://${hosts[serverOf(r)]}/users/${names[r]}`;
+
+  // Their posts: times over the year, authors skewed towards the first people.
+  const P = sizes.posts;
+  const times = Array.from({ length: P }, () => Math.floor(span.start + rng.next() * (span.end - span.start - 60_000))).sort((a, b) => a - b);
+  const authorOf = Array.from({ length: P }, () => Math.floor(R * rng.next() ** 2));
+  const postCount = new Int32Array(R);
+  for (const a of authorOf) postCount[a]!++;
+  const joined = (r: number) => span.start - DAY - r * 60_000;
+
+  // Who follows them here: one to three local people each, and the reader the most prolific.
+  const byPosts = Array.from({ length: R }, (_, r) => r).sort((a, b) => postCount[b]! - postCount[a]! || a - b);
+  const readerFollows = new Set(byPosts.slice(0, Math.min(READER_FOLLOWS_REMOTE, R)));
+  const localFollowers: number[][] = Array.from({ length: R }, (_, r) => {
+    const chosen = new Set<number>(readerFollows.has(r) ? [READER + 1] : []);
+    const k = 1 + rng.int(3);
+    while (chosen.size < k + (readerFollows.has(r) ? 1 : 0)) chosen.add(live[rng.int(live.length)]!);
+    return [...chosen];
+  });
+
+  const usersIns = inserter(db, 'users', ['id', 'sub', 'username', 'created_at', 'host', 'post_count', 'public_post_count', 'follower_count', 'following_count']);
+  const actorsIns = inserter(db, 'remote_actors', ['user_id', 'uri', 'inbox', 'shared_inbox', 'url', 'manually_approves_followers', 'fetched_at']);
+  for (let r = 0; r < R; r++) {
+    const host = hosts[serverOf(r)]!;
+    for (const v of [firstId + r, `~remote:${actor(r)}`, `${names[r]}@${host}`, joined(r), host, postCount[r], postCount[r], localFollowers[r]!.length, 1]) usersIns.push(v);
+    const sharedInbox = shared(serverOf(r)) ? `https://${host}/inbox` : null;
+    for (const v of [firstId + r, actor(r), `${actor(r)}/inbox`, sharedInbox, `https://${host}/@${names[r]}`, 0, span.end]) actorsIns.push(v);
+  }
+  usersIns.finish();
+  actorsIns.finish();
+
+  const followsIns = inserter(db, 'follows', ['follower_id', 'followee_id', 'created_at']);
+  const fedIns = inserter(db, 'federation_follows', ['follower_id', 'followee_id', 'activity_uri']);
+  const following = new Map<number, number>();
+  for (let r = 0; r < R; r++) {
+    const at = Math.floor(joined(r) + rng.next() * (span.end - joined(r)));
+    for (const v of [firstId + r, authorId, at]) followsIns.push(v);
+    for (const v of [firstId + r, authorId, `${actor(r)}#follows/${authorId}`]) fedIns.push(v);
+    for (const local of localFollowers[r]!) {
+      const since = Math.floor(joined(r) + rng.next() * (span.end - joined(r)));
+      for (const v of [local, firstId + r, since]) followsIns.push(v);
+      for (const v of [local, firstId + r, `https://shower-beer.bench.test/users/${local}#follows/${firstId + r}/${since}`]) fedIns.push(v);
+      following.set(local, (following.get(local) ?? 0) + 1);
+    }
+  }
+  followsIns.finish();
+  fedIns.finish();
+  db.prepare('UPDATE users SET follower_count = follower_count + ? WHERE id = ?').run(R, authorId);
+  const addFollowing = db.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
+  for (const [local, n] of following) addFollowing.run(n, local);
+
+  // The posts, their likes and comments by local people, then their addresses (remote_posts: kept
+  // after the likes and comments, whose triggers would otherwise queue them for delivery).
+  const firstPost = db.prepare<[], number>('SELECT max(id) FROM posts').pluck().get()! + 1;
+  let commentId = db.prepare<[], number>('SELECT coalesce(max(id), 0) FROM comments').pluck().get()!;
+  const postsIns = inserter(db, 'posts', ['id', 'user_id', 'caption', 'media_key', 'width', 'height', 'like_count', 'comment_count', 'created_at']);
+  const tagsIns = inserter(db, 'post_hashtags', ['tag', 'post_id', 'created_at']);
+  const likesIns = inserter(db, 'likes', ['post_id', 'user_id', 'created_at', 'recipient_id'], 400);
+  const commentsIns = inserter(db, 'comments', ['id', 'post_id', 'user_id', 'content', 'created_at', 'recipient_id']);
+  const received = { likes: new Int32Array(R), comments: new Int32Array(R) };
+  for (let i = 0; i < P; i++) {
+    const r = authorOf[i]!;
+    const id = firstPost + i;
+    const m = media[rng.int(media.length)]!;
+    const text = caption(rng.pick);
+    const likers = new Set<number>();
+    for (let k = rng.int(6); likers.size < k; ) likers.add(live[rng.int(live.length)]!);
+    const comments = rng.int(3);
+    for (const v of [id, firstId + r, text, m.key, m.width, m.height, likers.size, comments, times[i]]) postsIns.push(v);
+    for (const tag of tagsOf(text)) for (const v of [tag, id, times[i]]) tagsIns.push(v);
+    for (const u of [...likers].sort((a, b) => a - b)) {
+      for (const v of [id, u, Math.floor(Math.min(span.end, times[i]! + rng.exp(DAY))), firstId + r]) likesIns.push(v);
+    }
+    for (let k = 0; k < comments; k++) {
+      const by = live[rng.int(live.length)]!;
+      for (const v of [++commentId, id, by, rng.pick(COMMENTS), Math.floor(Math.min(span.end, times[i]! + rng.exp(DAY / 4))), firstId + r]) commentsIns.push(v);
+    }
+    received.likes[r]! += likers.size;
+    received.comments[r]! += comments;
+  }
+  postsIns.finish();
+  tagsIns.finish();
+  likesIns.finish();
+  commentsIns.finish();
+  const addReceived = db.prepare<[number, number, number]>('UPDATE users SET likes_received = ?, comments_received = ? WHERE id = ?');
+  for (let r = 0; r < R; r++) addReceived.run(received.likes[r]!, received.comments[r]!, firstId + r);
+  const remoteIns = inserter(db, 'remote_posts', ['post_id', 'uri', 'is_public']);
+  for (let i = 0; i < P; i++) for (const v of [firstPost + i, `${actor(authorOf[i]!)}/statuses/${firstPost + i}`, 1]) remoteIns.push(v);
+  remoteIns.finish();
+
+  const authorName = db.prepare<[number], string>('SELECT username FROM users WHERE id = ?').pluck().get(authorId)!;
+  return {
+    hosts,
+    sharedInboxHosts: hosts.filter((_, i) => shared(i)).length,
+    people: R,
+    posts: P,
+    federated: { id: authorId, sub: `seed-${authorId}`, username: authorName, email: `${authorName}@example.test`, remoteFollowers: R },
+    readerFollowsRemote: readerFollows.size,
+    userIds: [firstId, firstId + R - 1],
+  };
+}
+
 /** Counts the moderation step may have moved, read back from the rows. */
 function readFinalCounts(db: Database.Database, c: Community) {
   let celebrity = 0;
@@ -717,6 +888,7 @@ function describeSeed(
       mediaCount: opts.mediaCount,
       analyze: opts.analyze,
       now: span.end,
+      ...(opts.remote && { remote: opts.remote }),
     },
     // Likes and comments as drawn; some of them belong to suspended accounts and count for nobody.
     counts: {
