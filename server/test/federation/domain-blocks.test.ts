@@ -5,7 +5,7 @@ import { buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
 import { CSV_HEADER, normalizeDomain } from '../../src/federation/domain-blocks.js';
 import { eventually } from './peer.js';
-import { twoServers } from './two-servers.js';
+import { followAcross, twoServers } from './two-servers.js';
 
 /** The export, as a browser downloads it: CSV, not JSON. */
 const exportOf = (app: FastifyInstance, token: string) =>
@@ -105,13 +105,10 @@ t.test('a suspended server: its people and all they left are gone here, nothing 
   const asAlice = client(a.app, alice.token);
   const asBob = client(b.app, bob.token);
   const bobThere = `bob@${b.host}`;
-  const aliceHere = `alice@${a.host}`;
 
   // They follow each other; Bob's post is in Alice's feed; he likes and comments on hers.
-  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
-  await asAlice('POST', `/api/account/${encodeURIComponent(bobThere)}/follow`);
-  await asBob('GET', `/api/search-profiles?username=${encodeURIComponent(`${a.origin}/users/${alice.id}`)}`);
-  await asBob('POST', `/api/account/${encodeURIComponent(aliceHere)}/follow`);
+  await followAcross(a, alice.token, b, bob);
+  await followAcross(b, bob.token, a, alice);
   await eventually('both follows are accepted', async () =>
     (await asAlice('GET', '/api/account/alice/followers')).json.length === 1 &&
     (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing === true);
@@ -166,8 +163,7 @@ t.test("a server whose media is rejected: its posts are not kept here (a post he
   const asAlice = client(a.app, alice.token);
   const bobThere = `bob@${b.host}`;
   t.equal((await asOlga('PUT', '/api/admin/federation/blocks', { domain: b.host, severity: 'noop', rejectMedia: true })).json.removedPeople, 0, 'nobody removed');
-  await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
-  await asAlice('POST', `/api/account/${encodeURIComponent(bobThere)}/follow`);
+  await followAcross(a, alice.token, b, bob);
   await eventually('Alice follows Bob: follows still cross', async () =>
     (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing === true);
   await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'not fetched' });

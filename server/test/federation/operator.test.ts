@@ -6,7 +6,7 @@ import { buildTestApp } from '../helpers.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
 import { outboxRetryDelayMs, OUTBOX_RETRY } from '../../src/federation/delivery-failures.js';
 import { eventually } from './peer.js';
-import { twoServers } from './two-servers.js';
+import { followAcross, twoServers } from './two-servers.js';
 
 const AP = 'application/activity+json';
 const webfinger = (name: string) => `/.well-known/webfinger?resource=${encodeURIComponent(`acct:${name}@localhost:3000`)}`;
@@ -93,14 +93,10 @@ t.test('the operator page lists the other servers, what waits for them, and the 
   const alice = await a.createUser('alice');
   const bob = await b.createUser('bob');
   const asOlga = client(a.app, olga.token);
-  const asAlice = client(a.app, alice.token);
-  const asBob = client(b.app, bob.token);
 
   // Bob follows Alice, and Alice follows Bob: one follower and one followee on B.
-  t.equal((await asBob('GET', `/api/search-profiles?username=${encodeURIComponent(`${a.origin}/users/${alice.id}`)}`)).status, 200);
-  t.equal((await asBob('POST', `/api/account/${encodeURIComponent(`alice@${a.host}`)}/follow`)).status, 200);
-  t.equal((await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`)).status, 200);
-  t.equal((await asAlice('POST', `/api/account/${encodeURIComponent(`bob@${b.host}`)}/follow`)).status, 200);
+  await followAcross(b, bob.token, a, alice);
+  await followAcross(a, alice.token, b, bob);
   await eventually('both follows are accepted', async () => {
     const s = (await asOlga('GET', '/api/admin/federation')).json;
     return s.servers[0]?.followers === 1 && s.servers[0]?.following === 1;

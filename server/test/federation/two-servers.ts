@@ -1,3 +1,4 @@
+import { client } from '../api/factories.js';
 import { buildTestApp, type Teardown, type TestApp } from '../helpers.js';
 import { freePort } from './peer.js';
 
@@ -17,4 +18,21 @@ export async function twoServers(t: Teardown, env: Record<string, string> = {}) 
     return { ...app, origin, host: `127.0.0.1:${port}` };
   };
   return { a: await start(portA), b: await start(portB) };
+}
+
+/**
+ * Someone on `here` finds a person of `there` by their actor's address and asks to follow them
+ * (set-up through the API, as the app does it); the caller waits for the acceptance it needs.
+ */
+export async function followAcross(
+  here: TestApp & { host: string },
+  token: string,
+  there: TestApp & { origin: string; host: string },
+  whom: { id: number; username: string },
+): Promise<void> {
+  const as = client(here.app, token);
+  const found = await as('GET', `/api/search-profiles?username=${encodeURIComponent(`${there.origin}/users/${whom.id}`)}`);
+  if (found.status !== 200) throw new Error(`search for ${whom.username} answered ${found.status}`);
+  const follow = await as('POST', `/api/account/${encodeURIComponent(`${whom.username}@${there.host}`)}/follow`);
+  if (follow.status !== 200) throw new Error(`follow of ${whom.username} answered ${follow.status}`);
 }
