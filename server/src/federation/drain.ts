@@ -26,3 +26,31 @@ export function serialDrain(pass: () => Promise<void>): () => Promise<void> {
     return running;
   };
 }
+
+/** Events in batches of this many: one read of the table each. */
+const EVENT_BATCH = 50;
+
+/**
+ * Sends every waiting event of a table in order (federation_post_events,
+ * federation_interaction_events): each handled, then marked done whatever happened, so one that
+ * cannot be sent is logged (`failed`) and never holds up the rest.
+ */
+export async function eachEvent<E extends { id: number }>(table: {
+  next(limit: number): E[];
+  handle(event: E): Promise<void>;
+  done(id: number): void;
+  failed(err: unknown, event: E): void;
+}): Promise<void> {
+  for (;;) {
+    const batch = table.next(EVENT_BATCH);
+    if (batch.length === 0) return;
+    for (const event of batch) {
+      try {
+        await table.handle(event);
+      } catch (err) {
+        table.failed(err, event);
+      }
+      table.done(event.id);
+    }
+  }
+}

@@ -8,7 +8,7 @@ import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import type { RemoteActors } from './remote-actors.js';
 import type { InteractionEvent, RemotePostsRepository } from './remote-posts-repository.js';
 import { htmlToText } from './remote-posts.js';
-import { serialDrain } from './drain.js';
+import { eachEvent, serialDrain } from './drain.js';
 import { escapeHtml, postPath } from './post-activities.js';
 
 /** What federation asks of social/ for likes and comments that cross servers (social/likes-repository.ts, comments-repository.ts). */
@@ -200,20 +200,14 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
   });
 
   /** Sends every waiting event, in order (drain.ts). */
-  const drain = serialDrain(async () => {
-    for (;;) {
-      const batch = remotePosts.events(50);
-      if (batch.length === 0) return;
-      const ctx = federation.createContext(new URL(origin), undefined);
-      for (const event of batch) {
-        try {
-          await send(ctx, event);
-        } catch (err) {
-          log.warn({ err, kind: event.kind, post: event.postId }, 'federation: a like or comment could not be sent');
-        }
-        remotePosts.done(event.id);
-      }
-    }
+  const drain = serialDrain(() => {
+    const ctx = federation.createContext(new URL(origin), undefined);
+    return eachEvent({
+      next: (n) => remotePosts.events(n),
+      handle: (event) => send(ctx, event),
+      done: (id) => remotePosts.done(id),
+      failed: (err, event) => log.warn({ err, kind: event.kind, post: event.postId }, 'federation: a like or comment could not be sent'),
+    });
   });
 
   return { incoming, drain };

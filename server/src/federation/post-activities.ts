@@ -2,7 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import { Create, Delete, Hashtag, Image, Mention, Note, PUBLIC_COLLECTION, Tombstone, Update, type Recipient } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { FederatedPost, FederatedPostsRepository, FollowerInbox, PostEvent } from './federated-posts-repository.js';
-import { serialDrain } from './drain.js';
+import { eachEvent, serialDrain } from './drain.js';
 
 /** A post's object, under its author's actor: `/users/<author>/posts/<post>`. */
 export const POST_PATH = '/users/{identifier}/posts/{id}';
@@ -198,19 +198,13 @@ export function createPostDelivery(federation: Federation<void>, deps: PostActiv
       }
       repo.actorDeletionSent(removed.userId);
     }
-    for (;;) {
-      const batch = repo.events(50);
-      if (batch.length === 0) return;
-      const ctx = context();
-      for (const event of batch) {
-        try {
-          await handle(ctx, event);
-        } catch (err) {
-          log.warn({ err, post: event.postId, kind: event.kind }, 'federation: a post could not be sent');
-        }
-        repo.done(event.id);
-      }
-    }
+    const ctx = context();
+    await eachEvent({
+      next: (n) => repo.events(n),
+      handle: (event) => handle(ctx, event),
+      done: (id) => repo.done(id),
+      failed: (err, event) => log.warn({ err, post: event.postId, kind: event.kind }, 'federation: a post could not be sent'),
+    });
   });
   return { drain };
 }

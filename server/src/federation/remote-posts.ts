@@ -283,7 +283,7 @@ export async function keepNote(
     warning: note.summary?.toString() ?? '',
     // Never in the future: a wrong clock there must not pin a post to the top of the feed.
     createdAt: Math.min(published, Date.now()),
-    onInserted: (postId) => remotePosts.record(postId, note.id!.href, [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href)),
+    onInserted: (postId) => remotePosts.record(postId, note.id!.href, isPublicNote(note)),
   });
   return true;
 }

@@ -12,6 +12,7 @@ import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
 import { ReasonDialog } from './reason-dialog';
 import { FederationSettings } from './federation-settings';
+import { Figure } from './figure';
 import { JoinRequests, RegistrationSettings } from './registration-settings';
 import styles from './admin-page.module.css';
 
@@ -314,14 +315,6 @@ export function AdminPage() {
   );
 }
 
-function Figure({ label, value }: { label: string; value: string }) {
-  return (
-    <div className={styles.figure}>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
-  );
-}
 
 interface ReportItemProps {
   report: AdminReport;

@@ -8,6 +8,7 @@ import { getFederation, setFederation, type FederationStatus } from '@/lib/api/r
 import { formatCount, postTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { DomainBlocks } from './domain-blocks';
+import { Figure } from './figure';
 import admin from './admin-page.module.css';
 import styles from './federation-settings.module.css';
 
@@ -205,11 +206,3 @@ function FederationFigures({ status }: { status: FederationStatus }) {
   );
 }
 
-function Figure({ label, value }: { label: string; value: string }) {
-  return (
-    <div className={admin.figure}>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
-  );
-}
