@@ -13,14 +13,15 @@ import {
   accessToken,
   createPostViaApi,
   expect,
+  joinViaApi,
+  lookAt,
   makeImage,
   newUser,
   operatorOrSkip,
   PHONE_AND_DESKTOP,
-  SIZES,
   secondPerson,
   signInAsOperator,
-  joinViaApi,
+  SIZES,
   test,
   uniqueText,
 } from './fixtures';
@@ -212,7 +213,7 @@ for (const { name, viewport } of SIZES) {
       browser,
       baseURL,
       axe,
-    }, testInfo) => {
+    }) => {
       const { theirCaption, otherName } = await withContent(page, provider, browser, baseURL, viewport);
 
       // Search results, then their profile: Follow by keyboard becomes Unfollow and keeps the focus.
@@ -235,7 +236,7 @@ for (const { name, viewport } of SIZES) {
       await expect(page.getByRole('region', { name: `${otherName}'s profile` }).locator('dl > div').nth(1)).toHaveText(/^Followers?1$/);
       for (const colorScheme of ['light', 'dark'] as const) {
         await useTheme(page, colorScheme);
-        await page.getByRole('region', { name: `${otherName}'s profile` }).screenshot({ path: testInfo.outputPath(`profile-followed-${colorScheme}.png`) });
+        await lookAt(page.getByRole('region', { name: `${otherName}'s profile` }), `a11y/profile-followed-${colorScheme}`);
       }
       await axe(page, 'profile');
 
@@ -331,7 +332,7 @@ test.describe('keyboard and motion on a phone', () => {
     await expectFocusRing(loadMore);
     for (const colorScheme of ['light', 'dark'] as const) {
       await useTheme(page, colorScheme);
-      await page.screenshot({ path: testInfo.outputPath(`load-more-${colorScheme}.png`) });
+      await lookAt(page, `a11y/load-more-${colorScheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
     await page.keyboard.press('Enter');
@@ -341,7 +342,7 @@ test.describe('keyboard and motion on a phone', () => {
     await expect(loadMore.or(page.getByText("You're all caught up. Cheers!"))).toBeFocused();
   });
 
-  test('the like toggle by keyboard; motion stops when asked', async ({ page, provider }, testInfo) => {
+  test('the like toggle by keyboard; motion stops when asked', async ({ page, provider }) => {
     await joinViaApi(page, provider);
     const caption = uniqueText('Keyboard-liked beer');
     await createPostViaApi(page, caption);
@@ -357,7 +358,7 @@ test.describe('keyboard and motion on a phone', () => {
     await expect(card.likesText).toHaveText('1 like');
     for (const colorScheme of ['light', 'dark'] as const) {
       await useTheme(page, colorScheme);
-      await card.root.screenshot({ path: testInfo.outputPath(`focus-ring-${colorScheme}.png`) });
+      await lookAt(card.root, `a11y/focus-ring-${colorScheme}`);
     }
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
     await page.keyboard.press('Enter');

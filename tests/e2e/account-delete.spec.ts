@@ -3,7 +3,7 @@ import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
 import { SignInPage } from './pages/sign-in-page';
-import { createPostViaApi, expect, secondPerson, signIn, joinViaApi, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, lookAt, secondPerson, signIn, test, uniqueText } from './fixtures';
 
 test.describe('deleting an account', () => {
   test.use({ viewport: { width: 390, height: 844 } });
@@ -47,7 +47,7 @@ test.describe('deleting an account', () => {
     provider,
     browser,
     baseURL,
-  }, testInfo) => {
+  }) => {
     test.skip(provider !== 'keycloak', 'the provider keeps the sign-in account only with Keycloak here (Glewlwyd runs the short lane)');
     const owner = await joinViaApi(page, provider);
     const ownCaption = uniqueText('Before deleting');
@@ -80,7 +80,7 @@ test.describe('deleting an account', () => {
     await expect(staysNote).toBeVisible();
     const manage = page.getByRole('link', { name: 'Manage or delete your sign-in account' });
     await expect(manage).toHaveAttribute('href', /\/realms\/shower-beer\/account$/);
-    await page.screenshot({ path: testInfo.outputPath('delete-with-provider.png'), fullPage: true });
+    await lookAt(page, `account-delete/delete-with-provider`, { fullPage: true });
     await account.confirmUsername.fill(owner.username);
     await account.confirmDelete.click();
     await new SignInPage(page, provider).confirmLogoutIfAsked();

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { AdminPage } from './pages/admin-page';
@@ -11,6 +10,7 @@ import {
   secondPerson,
   signInAsOperator,
   joinViaApi,
+  lookAt,
   test,
   uniqueText,
 } from './fixtures';
@@ -18,8 +18,6 @@ import {
 // Issue 38: an album's author describes any of its photos anew; the history keeps every description.
 test.describe.configure({ mode: 'parallel' });
 
-const SHOTS = '/tmp/shots/album-edits';
-mkdirSync(SHOTS, { recursive: true });
 
 /** An album straight through the API (presign → PUT → create-post), one colour per photo so the thumbnails differ. */
 async function createAlbumViaApi(page: Page, caption: string, alts: string[], isAnonymous: boolean): Promise<number> {
@@ -78,7 +76,7 @@ for (const { name, viewport } of SIZES) {
       const after = `${before}, at closing time`;
       await dialog.getByLabel('Caption').fill(after);
       await dialog.getByLabel('Photo 2 of 2').fill('A thick head of foam on the rim');
-      await page.screenshot({ path: `${SHOTS}/edit-dialog-${name}.png` });
+      await lookAt(page, `album-edits/edit-dialog-${name}`);
       await dialog.getByRole('button', { name: 'Save' }).click();
       await expect(page.locator('dialog')).toHaveCount(0);
 
@@ -107,7 +105,7 @@ for (const { name, viewport } of SIZES) {
       await expect(versions.nth(1)).toContainText('Photo 2 of 2: Foam on the rim');
       await expect(versions.nth(1)).toContainText('Photo 1 of 2: Amber lager on the bar');
       await axe(other.page, 'album edit history', 'dialog[open]');
-      await other.page.screenshot({ path: `${SHOTS}/history-${name}.png` });
+      await lookAt(other.page, `album-edits/history-${name}`);
       expect(await other.page.locator('body').innerText()).not.toContain(me.username);
 
       for (const path of ['/api/discover-posts?limit=50', `/api/post-versions?postId=${postId}`]) {
@@ -164,7 +162,7 @@ for (const { name, viewport } of SIZES) {
       await expect(others.getByRole('img')).toHaveCount(1);
       await expect(others.getByRole('img', { name: 'Photo 2: A pretzel on a paper plate' })).toBeVisible();
       await report.scrollIntoViewIfNeeded();
-      await opPage.screenshot({ path: `${SHOTS}/admin-history-${name}.png` });
+      await lookAt(opPage, `album-edits/admin-history-${name}`);
       await opContext.close();
     });
   });

@@ -1,12 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { accessToken, collectDialogs, expect, joinViaApi, makeImage, SIZES, test, uniqueText } from './fixtures';
+import { accessToken, collectDialogs, expect, joinViaApi, lookAt, makeImage, SIZES, test, uniqueText } from './fixtures';
 
 // Issue 38, parts 1 and 2: an album made on the create screen (chosen together and one at a time,
 // described, reordered), then seen as a carousel on Discover and marked on the profile grid.
-const SHOTS = process.env.E2E_SHOTS_DIR ?? '/tmp/shots/albums';
 
 /** An album straight through the API with the signed-in page's token (presign → PUT each photo → create-post). */
 async function createAlbumViaApi(page: Page, caption: string, photos: { file: string; altText: string }[]): Promise<void> {
@@ -28,7 +27,6 @@ for (const { name, viewport } of SIZES) {
     test.use({ viewport });
 
     test('a 3-photo album is described, reordered, and posted in that order', async ({ page, provider, axe }) => {
-      mkdirSync(SHOTS, { recursive: true });
       const dialogs = collectDialogs(page);
       await joinViaApi(page, provider);
       const create = new CreatePostPage(page);
@@ -75,8 +73,8 @@ for (const { name, viewport } of SIZES) {
       const caption = uniqueText('Three from the lake');
       await create.caption.fill(caption);
       await axe(page, 'create post, an album');
-      if (name === 'phone') await page.screenshot({ path: `${SHOTS}/create-album-phone.png`, fullPage: true });
-      else await page.screenshot({ path: `${SHOTS}/create-album-desktop.png`, fullPage: true });
+      if (name === 'phone') await lookAt(page, `albums/create-album-phone`, { fullPage: true });
+      else await lookAt(page, `albums/create-album-desktop`, { fullPage: true });
       await create.submit.click();
       await page.waitForURL('**/app/account');
       expect(dialogs).toEqual([]);
@@ -164,7 +162,7 @@ for (const { name, viewport } of SIZES) {
       await expect(carousel.getByText('2 of 3')).toBeAttached();
       await axe(page, 'discover, an album');
       await page.waitForTimeout(350); // the slide's settling transition
-      await card.root.screenshot({ path: `${SHOTS}/carousel-${name}.png` });
+      await lookAt(card.root, `albums/carousel-${name}`);
     });
   });
 }

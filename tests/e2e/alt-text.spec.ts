@@ -1,6 +1,6 @@
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { expect, makeImage, SIZES, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
+import { expect, joinViaApi, lookAt, makeImage, secondPerson, SIZES, test, uniqueText } from './fixtures';
 
 for (const { name, viewport } of SIZES) {
   test.describe(`alt text on a ${name}`, () => {
@@ -11,13 +11,13 @@ for (const { name, viewport } of SIZES) {
       provider,
       browser,
       baseURL,
-    }, testInfo) => {
+    }) => {
       await joinViaApi(page, provider);
       const create = new CreatePostPage(page);
       await create.goto();
       await create.choose(await makeImage());
       await expect(page.getByText('Adding a description helps people who use a screen reader enjoy your photo too.')).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`create-alt-${name}.png`), fullPage: true });
+      await lookAt(page, `alt-text/create-alt-${name}`, { fullPage: true });
       const caption = uniqueText('Described beer');
       const description = uniqueText('An amber ale on a tiled shelf, steam in the air');
       await create.caption.fill(caption);
@@ -41,7 +41,7 @@ for (const { name, viewport } of SIZES) {
       await showAlt.click();
       await expect(card.root.getByText(description)).toBeVisible();
       await expect(card.root.getByRole('button', { name: /photo description/i }).and(card.root.getByText(/^(Edit|Add)/))).toHaveCount(0);
-      await other.page.screenshot({ path: testInfo.outputPath(`alt-shown-${name}.png`) });
+      await lookAt(other.page, `alt-text/alt-shown-${name}`);
 
       // Its author edits it; the other person sees the new one.
       const mine = new FeedPage(page, 'discover');

@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { CreatePostPage } from './pages/create-post-page';
 import { FeedPage } from './pages/feed-page';
-import { createPostViaApi, expect, joinViaApi, makeImage, SIZES, secondPerson, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, lookAt, makeImage, secondPerson, SIZES, test, uniqueText } from './fixtures';
 
 // Issue 47, item 3: a post marked sensitive is blurred for everyone but its author until "Show photo".
 test.describe.configure({ mode: 'parallel' });
-mkdirSync('/tmp/shots/content-warnings', { recursive: true });
 
 for (const { name, viewport } of SIZES) {
   test.describe(`content warnings on a ${name}`, () => {
@@ -28,7 +26,7 @@ for (const { name, viewport } of SIZES) {
       await page.getByLabel('Content warning').fill(warning);
       await expect(page.getByText(`${warning.length}/100`)).toBeVisible();
       await sensitive.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `/tmp/shots/content-warnings/create-${name}.png` });
+      await lookAt(page, `content-warnings/create-${name}`);
       await axe(page, 'create post, marked sensitive');
       await create.submit.click();
       await expect(page).toHaveURL(/\/app\/account$/);
@@ -46,7 +44,7 @@ for (const { name, viewport } of SIZES) {
       const dialog = page.getByRole('dialog', { name: 'Edit post' });
       await expect(dialog.getByRole('switch', { name: 'Mark as sensitive' })).toBeChecked();
       await expect(dialog.getByLabel('Content warning')).toHaveValue(warning);
-      await page.screenshot({ path: `/tmp/shots/content-warnings/edit-dialog-${name}.png` });
+      await lookAt(page, `content-warnings/edit-dialog-${name}`);
       await axe(page, 'post edit dialog, marked sensitive', 'dialog[open]');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
     });
@@ -75,7 +73,7 @@ for (const { name, viewport } of SIZES) {
       expect(await other.page.content()).not.toContain(photoUrl);
       expect(requested.some((u) => u.endsWith(photoUrl))).toBe(false);
       await card.root.scrollIntoViewIfNeeded();
-      await other.page.screenshot({ path: `/tmp/shots/content-warnings/blurred-${name}.png` });
+      await lookAt(other.page, `content-warnings/blurred-${name}`);
       await axe(other.page, 'discover with a blurred card');
 
       // "Show photo" from the keyboard: the photo itself, and focus stays on the card's photo.
@@ -88,7 +86,7 @@ for (const { name, viewport } of SIZES) {
       // Loaded and decoded (the card's images decode off the main thread), so the screenshot shows it.
       await card.image.evaluate((img: HTMLImageElement) => img.decode());
       expect(await card.image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
-      await other.page.screenshot({ path: `/tmp/shots/content-warnings/revealed-${name}.png` });
+      await lookAt(other.page, `content-warnings/revealed-${name}`);
       await axe(other.page, 'discover with a revealed card');
       await other.context.close();
     });

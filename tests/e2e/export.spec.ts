@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 // The zip reader of the server's tap tests: one reader for both, checked against yazl's output there.
 import { readZip } from '../../server/test/export/unzip';
 import { AccountPage } from './pages/account-page';
-import { createPostViaApi, expect, joinViaApi, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, lookAt, test, uniqueText } from './fixtures';
 
 test.describe('downloading my data', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test('on a phone: the button shows progress, and the zip holds data.json with the post and its photo', async ({ page, provider }, testInfo) => {
+  test('on a phone: the button shows progress, and the zip holds data.json with the post and its photo', async ({ page, provider }) => {
     const user = await joinViaApi(page, provider);
     const caption = uniqueText('Exported shower beer');
     await createPostViaApi(page, caption);
@@ -29,7 +29,7 @@ test.describe('downloading my data', () => {
     await account.downloadData.click();
     await expect(page.getByRole('button', { name: 'Preparing your data…' })).toBeDisabled();
     await expect(page.getByRole('status').getByText(/^Preparing… \d+ bytes$/)).toBeVisible();
-    await page.screenshot({ path: testInfo.outputPath('account-export-progress.png') });
+    await lookAt(page, `export/account-export-progress`);
     release();
 
     const download = await downloading;
@@ -49,7 +49,7 @@ test.describe('downloading my data', () => {
 
     await expect(page.getByText(/^Downloaded shower-beer-.+\.zip \([\d.]+ (bytes|KB|MB)\)\.$/)).toBeVisible();
     await expect(account.downloadData).toBeEnabled();
-    await page.screenshot({ path: testInfo.outputPath('account-export.png') });
+    await lookAt(page, `export/account-export`);
 
     // A refusal is said in words, and the button is offered again.
     await page.unroute('**/api/export');

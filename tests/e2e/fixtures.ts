@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, ftruncateSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, ftruncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test as base, expect, type Browser, type Page } from '@playwright/test';
+import { dirname, join } from 'node:path';
+import { test as base, expect, type Browser, type Locator, type Page } from '@playwright/test';
 import { audit } from './axe';
 import sharp from 'sharp';
 import { TOKEN_KEY } from '../../web/src/lib/first-requests';
@@ -12,6 +12,28 @@ import { SignInPage, type Credentials, type ProviderKind } from './pages/sign-in
 import { apiSignInWorks, appOrigin, giveSession, tokenFor, workerToken } from './session';
 
 export { expect, TOKEN_KEY };
+
+/**
+ * A screenshot for a person to look at, into E2E_SHOTS_DIR (`<name>.png`, folders made as needed).
+ * Without it none is taken: CI never opens them, and full-page shots were a fifth of some tests'
+ * time on 2 cores (issue 43 keeps each test under a third of its timeout). What a test checks it
+ * asserts; a screenshot is only ever a picture.
+ */
+export async function lookAt(
+  target: Page | Locator,
+  name: string,
+  options: { fullPage?: boolean; scale?: 'css' | 'device' } = {},
+): Promise<void> {
+  const dir = process.env.E2E_SHOTS_DIR;
+  if (!dir) return;
+  const path = join(dir, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  if ('goto' in target) await target.screenshot({ ...options, path });
+  else await target.screenshot({ scale: options.scale, path });
+}
+
+/** Whether lookAt takes pictures in this run (a test may skip what only a picture needs). */
+export const takingPictures = () => Boolean(process.env.E2E_SHOTS_DIR);
 
 /** The two screens the features beyond the spec are checked on: a phone (390×844) and a desktop. */
 export const PHONE_AND_DESKTOP = [

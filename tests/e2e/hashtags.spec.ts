@@ -2,7 +2,7 @@ import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { SearchPage } from './pages/search-page';
 import { TagPage } from './pages/tag-page';
-import { createPostViaApi, expect, joinViaApi, secondPerson, SIZES, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, lookAt, secondPerson, SIZES, test, uniqueText } from './fixtures';
 
 // Issue 47: #tags link to their page, @names to the person, who is notified.
 for (const { name, viewport } of SIZES) {
@@ -15,7 +15,7 @@ for (const { name, viewport } of SIZES) {
       browser,
       baseURL,
       axe,
-    }, testInfo) => {
+    }) => {
       const friend = await secondPerson(browser, provider, baseURL, viewport);
       const author = await joinViaApi(page, provider);
       const words = uniqueText('Cold one');
@@ -30,7 +30,7 @@ for (const { name, viewport } of SIZES) {
       await expect(friendLink).toHaveAttribute('href', `/app/profile/${encodeURIComponent(friend.user.username)}`);
       await expect(card.root.getByText('<b>not bold</b>')).toBeVisible();
       await card.root.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: testInfo.outputPath(`linked-caption-${name}.png`) });
+      await lookAt(page, `hashtags/linked-caption-${name}`);
 
       // The tag's link opens its page, which lists the post.
       await tagLink.click();
@@ -39,7 +39,7 @@ for (const { name, viewport } of SIZES) {
       await expect(page).toHaveURL(/\/app\/tag\/showerbeer$/);
       await expect(tagPage.post(words).root).toBeVisible();
       await expect(tagPage.post(words).root.getByRole('link', { name: '#ShowerBeer', exact: true })).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`tag-page-${name}.png`) });
+      await lookAt(page, `hashtags/tag-page-${name}`);
       await axe(page, 'tag page');
 
       // Search: a term starting with # finds tags by prefix, with their post counts.
@@ -49,7 +49,7 @@ for (const { name, viewport } of SIZES) {
       const found = page.getByRole('main').getByRole('link', { name: /^#showerbeer \d+ posts?$/ });
       await expect(found).toBeVisible();
       await expect(page.getByText(/^Found \d+ tag\(s\)$/)).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`search-tags-${name}.png`) });
+      await lookAt(page, `hashtags/search-tags-${name}`);
       await axe(page, 'search with tags');
       await found.click();
       await expect(tagPage.heading).toBeVisible();
@@ -61,7 +61,7 @@ for (const { name, viewport } of SIZES) {
       await nav.notifications.click();
       const entries = friend.page.getByRole('list', { name: 'Notifications, newest first' }).getByRole('article');
       await expect(entries.first().locator('p')).toHaveText(new RegExp(`^${author.username} mentioned you in a post\\.`));
-      await friend.page.screenshot({ path: testInfo.outputPath(`mention-${name}.png`) });
+      await lookAt(friend.page, `hashtags/mention-${name}`);
       await friend.context.close();
     });
   });

@@ -7,11 +7,12 @@ import {
   collectDialogs,
   createPostViaApi,
   expect,
+  joinViaApi,
+  lookAt,
   operatorOrSkip,
-  SIZES,
   secondPerson,
   signInAsOperator,
-  joinViaApi,
+  SIZES,
   test,
   uniqueText,
 } from './fixtures';
@@ -25,7 +26,7 @@ for (const { name, viewport } of SIZES) {
       provider,
       browser,
       baseURL,
-    }, testInfo) => {
+    }) => {
       const operator = operatorOrSkip(provider);
       const author = await joinViaApi(page, provider);
       const caption = uniqueText('Reported beer');
@@ -71,7 +72,7 @@ for (const { name, viewport } of SIZES) {
       await expect(admin.figure('Open reports')).not.toHaveText('0');
       // The page says who the operators are (the embedded provider lists the accounts; Keycloak's role decides there).
       if (provider === 'embedded') await expect(admin.operators).toContainText(operator.username);
-      await opPage.screenshot({ path: testInfo.outputPath(`admin-${name}.png`), fullPage: true });
+      await lookAt(opPage, `moderation/admin-${name}`, { fullPage: true });
 
       const reason = uniqueText('Off topic: no beer in sight');
       await admin.act(report, 'Remove post', reason);
@@ -88,7 +89,7 @@ for (const { name, viewport } of SIZES) {
       const notices = page.getByRole('region', { name: 'Removed by an operator' });
       await expect(notices).toContainText(caption);
       await expect(notices).toContainText(reason);
-      await page.screenshot({ path: testInfo.outputPath(`notice-${name}.png`), fullPage: true });
+      await lookAt(page, `moderation/notice-${name}`, { fullPage: true });
 
       // Opened directly, the page's overview is asked for by index.html itself, before the app's
       // code has arrived (web/src/early-requests.ts): here the code never does.
@@ -106,7 +107,7 @@ for (const { name, viewport } of SIZES) {
       provider,
       browser,
       baseURL,
-    }, testInfo) => {
+    }) => {
       const blocker = await joinViaApi(page, provider);
       const blockerCaption = uniqueText('Blocker’s beer');
       await createPostViaApi(page, blockerCaption);
@@ -131,7 +132,7 @@ for (const { name, viewport } of SIZES) {
       await expect(profile.follow).toHaveCount(0);
       await expect(profile.unfollow).toHaveCount(0);
       expect(dialogs.at(-1)).toContain(`Block ${named.user.username}?`);
-      await page.screenshot({ path: testInfo.outputPath(`blocked-profile-${name}.png`), fullPage: true });
+      await lookAt(page, `moderation/blocked-profile-${name}`, { fullPage: true });
 
       // From an anonymous post, without learning who wrote it.
       const feed = new FeedPage(page, 'discover');
@@ -141,7 +142,7 @@ for (const { name, viewport } of SIZES) {
       await expect(anon.header()).toContainText('Anonymous Beer Lover');
       await anon.moreOptions.click();
       await expect(anon.root.getByRole('button', { name: 'Block the author of this post' })).toBeVisible();
-      await page.screenshot({ path: testInfo.outputPath(`post-menu-${name}.png`) });
+      await lookAt(page, `moderation/post-menu-${name}`);
       await anon.root.getByRole('button', { name: 'Block the author of this post' }).click();
       await expect(anon.root).toHaveCount(0);
       expect(dialogs.at(-1)).toContain('Block the author of this post?');
@@ -168,7 +169,7 @@ for (const { name, viewport } of SIZES) {
       await expect(list).toContainText(named.user.username);
       await expect(list).toContainText('The author of an anonymous post');
       await expect(list).not.toContainText(hidden.user.username);
-      await page.screenshot({ path: testInfo.outputPath(`blocked-list-${name}.png`), fullPage: true });
+      await lookAt(page, `moderation/blocked-list-${name}`, { fullPage: true });
       await page.getByRole('button', { name: `Unblock ${named.user.username}` }).click();
       await expect(page.getByText('Blocked people (1)')).toBeVisible();
       await feed.goto();

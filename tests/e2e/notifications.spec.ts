@@ -1,6 +1,6 @@
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
-import { accessToken, apiPerson, createPostViaApi, expect, joinViaApi, SIZES, signInViaApi, test, uniqueText } from './fixtures';
+import { accessToken, apiPerson, createPostViaApi, expect, joinViaApi, lookAt, signInViaApi, SIZES, test, uniqueText } from './fixtures';
 
 for (const { name, viewport } of SIZES) {
   test.describe(`notifications on a ${name}`, () => {
@@ -11,7 +11,7 @@ for (const { name, viewport } of SIZES) {
       provider,
       browser,
       baseURL,
-    }, testInfo) => {
+    }) => {
       const author = await joinViaApi(page, provider);
       const caption = uniqueText('Bell beer');
       await createPostViaApi(page, caption);
@@ -40,7 +40,7 @@ for (const { name, viewport } of SIZES) {
       await page.reload();
       await expect(nav.notifications).toHaveAccessibleName('Notifications, 2 unread');
       await expect(nav.notifications).toContainText('2');
-      await page.screenshot({ path: testInfo.outputPath(`bell-${name}.png`) });
+      await lookAt(page, `notifications/bell-${name}`);
 
       await nav.notifications.click();
       await expect(page.getByRole('heading', { level: 1, name: 'Notifications' })).toBeVisible();
@@ -53,7 +53,7 @@ for (const { name, viewport } of SIZES) {
       );
       await expect(page.getByRole('heading', { level: 2, name: 'Today' })).toBeVisible();
       await expect(nav.notifications).toHaveAccessibleName('Notifications');
-      await page.screenshot({ path: testInfo.outputPath(`notifications-${name}.png`), fullPage: true });
+      await lookAt(page, `notifications/notifications-${name}`, { fullPage: true });
 
       // A follow is its own group, on top; nobody else sees the author's notifications.
       await likers[0]!.call('POST', `/api/account/${encodeURIComponent(author.username)}/follow`);

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { SignInPage } from './pages/sign-in-page';
-import { accessToken, expect, makeImage, PHONE_AND_DESKTOP, signIn, joinViaApi, test, uniqueText } from './fixtures';
+import { accessToken, expect, joinViaApi, lookAt, makeImage, PHONE_AND_DESKTOP, signIn, takingPictures, test, uniqueText } from './fixtures';
 
 /** Photos in their own shape (web/src/lib/photo-frame.ts): the frame is the photo's ratio within 4:5 … 1.91:1. */
 const clamp = (ratio: number) => Math.min(1.91, Math.max(4 / 5, ratio));
@@ -39,14 +39,15 @@ async function postPhoto(page: Page, file: string, caption: string): Promise<{ m
 }
 
 /** The whole page, once every photo has loaded (lazy ones load only when scrolled near). */
-async function fullPageShot(page: Page, path: string) {
+async function fullPageShot(page: Page, name: string) {
+  if (!takingPictures()) return;
   const photos = page.getByRole('img', { name: /^Photo: / });
   for (const photo of await photos.all()) {
     await photo.scrollIntoViewIfNeeded();
     await expect.poll(() => photo.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
   }
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path, fullPage: true, scale: 'css' });
+  await lookAt(page, name, { fullPage: true, scale: 'css' });
 }
 
 test.describe('photos in their own shape', () => {
@@ -81,7 +82,7 @@ test.describe('photos in their own shape', () => {
       await expect(img).toBeVisible();
       await card.evaluate((el) => el.scrollIntoView({ block: 'center' }));
       await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
-      await page.screenshot({ path: testInfo.outputPath(`discover-phone-${shot.what.replace(/\W+/g, '-')}.png`), scale: 'css' });
+      await lookAt(page, `photos/discover-phone-${shot.what.replace(/\W+/g, '-')}`, { scale: 'css' });
       const frame = await img.evaluateHandle((el) => el.parentElement!);
       const f = (await frame.asElement()!.boundingBox())!;
       const i = (await img.boundingBox())!;
@@ -135,14 +136,14 @@ test.describe('photos in their own shape', () => {
     );
     expect(lcp, 'the largest paint is a photo loaded eagerly, never a lazy one').toBe('an eager photo');
 
-    await page.screenshot({ path: testInfo.outputPath('discover-phone.png'), scale: 'css' });
-    await fullPageShot(page, testInfo.outputPath('discover-phone-full.png'));
+    await lookAt(page, `photos/discover-phone`, { scale: 'css' });
+    await fullPageShot(page, 'photos/discover-phone-full');
     await page.setViewportSize(PHONE_AND_DESKTOP[1].viewport);
     await page.goto('/app/discover');
     await expect(feed.heading).toBeVisible();
     await expect.poll(() => images.first().evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
-    await page.screenshot({ path: testInfo.outputPath('discover-desktop.png'), scale: 'css' });
-    await fullPageShot(page, testInfo.outputPath('discover-desktop-full.png'));
+    await lookAt(page, `photos/discover-desktop`, { scale: 'css' });
+    await fullPageShot(page, 'photos/discover-desktop-full');
     await context.close();
   });
 });

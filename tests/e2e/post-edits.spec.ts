@@ -6,11 +6,12 @@ import {
   accessToken,
   createPostViaApi,
   expect,
+  joinViaApi,
+  lookAt,
   operatorOrSkip,
-  SIZES,
   secondPerson,
   signInAsOperator,
-  joinViaApi,
+  SIZES,
   test,
   uniqueText,
 } from './fixtures';
@@ -51,7 +52,7 @@ for (const { name, viewport } of SIZES) {
       const dialog = page.getByRole('dialog', { name: 'Edit post' });
       await expect(dialog.getByLabel('Caption')).toHaveValue(before);
       await expect(dialog.getByText(`${before.length}/2200`)).toBeVisible();
-      await page.screenshot({ path: `/tmp/shots/edits/edit-dialog-${name}.png` });
+      await lookAt(page, `post-edits/edit-dialog-${name}`);
       await axe(page, 'post edit dialog', 'dialog[open]');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
 
@@ -84,11 +85,11 @@ for (const { name, viewport } of SIZES) {
       await expect(versions.nth(0)).toContainText('Current version');
       await expect(versions.nth(1)).toContainText(before);
       await expect(versions.nth(1)).toContainText('Posted');
-      await other.page.screenshot({ path: `/tmp/shots/edits/history-${name}.png` });
+      await lookAt(other.page, `post-edits/history-${name}`);
       await axe(other.page, 'post edit history', 'dialog[open]');
       await history.getByRole('button', { name: 'Close' }).click();
       await expect(history).toHaveCount(0);
-      await other.page.screenshot({ path: `/tmp/shots/edits/edited-card-${name}.png` });
+      await lookAt(other.page, `post-edits/edited-card-${name}`);
       await other.context.close();
     });
 
@@ -120,7 +121,7 @@ for (const { name, viewport } of SIZES) {
       for (const path of ['/api/discover-posts?limit=50', `/api/post-versions?postId=${postid}`, `/api/comment?postId=${postid}`]) {
         expect(await apiText(other.page, path), path).not.toContain(me.username);
       }
-      await other.page.screenshot({ path: `/tmp/shots/edits/anonymous-history-${name}.png` });
+      await lookAt(other.page, `post-edits/anonymous-history-${name}`);
       await other.context.close();
     });
 
@@ -152,7 +153,7 @@ for (const { name, viewport } of SIZES) {
       await expect(history.getByText('Before it was edited (1 earlier version)')).toBeVisible();
       await expect(history.getByRole('list', { name: 'Earlier versions, newest first' })).toContainText(before);
       await report.scrollIntoViewIfNeeded();
-      await opPage.screenshot({ path: `/tmp/shots/edits/admin-history-${name}.png` });
+      await lookAt(opPage, `post-edits/admin-history-${name}`);
       await axe(opPage, "admin: a reported post's history", 'main');
       await opContext.close();
     });

@@ -3,7 +3,7 @@ import { AccountPage } from './pages/account-page';
 import { FeedPage } from './pages/feed-page';
 import { NavBar } from './pages/nav-bar';
 import { ProfilePage } from './pages/profile-page';
-import { createPostViaApi, expect, SIZES, secondPerson, joinViaApi, test, uniqueText } from './fixtures';
+import { createPostViaApi, expect, joinViaApi, lookAt, secondPerson, SIZES, takingPictures, test, uniqueText } from './fixtures';
 
 // Issue 37, part 3: a private account's follow request is approved, and only then are its posts visible.
 for (const { name, viewport } of SIZES) {
@@ -16,7 +16,7 @@ for (const { name, viewport } of SIZES) {
       browser,
       baseURL,
       axe,
-    }, testInfo) => {
+    }) => {
       const owner = await joinViaApi(page, provider);
       const caption = uniqueText('Locked-door lager');
       await createPostViaApi(page, caption);
@@ -29,7 +29,7 @@ for (const { name, viewport } of SIZES) {
       await expect(page.getByText('Only your followers see your posts.', { exact: false })).toBeVisible();
       await page.reload();
       await expect(account.privateAccount).toBeChecked();
-      await page.screenshot({ path: testInfo.outputPath(`account-${name}.png`), fullPage: true });
+      await lookAt(page, `private-accounts/account-${name}`, { fullPage: true });
       await axe(page, 'account, private');
 
       // Someone else: the profile, but not its posts; not on Discover either.
@@ -55,7 +55,7 @@ for (const { name, viewport } of SIZES) {
       await friend.page.reload();
       await expect(profile.requested).toBeVisible();
       await expect(profile.privateNotice).toBeVisible();
-      await friend.page.screenshot({ path: testInfo.outputPath(`profile-requested-${name}.png`), fullPage: true });
+      await lookAt(friend.page, `private-accounts/profile-requested-${name}`, { fullPage: true });
       await axe(friend.page, 'profile, private with a waiting request');
 
       // The owner's bell counts the request; they answer from the Notifications screen.
@@ -68,11 +68,13 @@ for (const { name, viewport } of SIZES) {
       // Nothing under it contradicts the waiting request (issue 48).
       await expect(page.getByText('Nothing else yet: likes, comments, mentions and new followers show here.')).toBeVisible();
       await expect(page.getByText('No notifications yet')).toHaveCount(0);
-      await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}.png`), fullPage: true });
+      await lookAt(page, `private-accounts/follow-requests-${name}`, { fullPage: true });
       await axe(page, 'notifications, a follow request');
-      await useTheme(page, 'dark');
-      await page.screenshot({ path: testInfo.outputPath(`follow-requests-${name}-dark.png`), fullPage: true });
-      await useTheme(page, 'light');
+      if (takingPictures()) {
+        await useTheme(page, 'dark');
+        await lookAt(page, `private-accounts/follow-requests-${name}-dark`, { fullPage: true });
+        await useTheme(page, 'light');
+      }
       await requests.getByRole('button', { name: `Approve ${friend.user.username}` }).click();
       await expect(page.getByRole('status').filter({ hasText: `${friend.user.username} now follows you.` })).toBeVisible();
       await expect(requests.getByRole('button', { name: `Approve ${friend.user.username}` })).toHaveCount(0);
@@ -91,11 +93,13 @@ for (const { name, viewport } of SIZES) {
       await expect(friend.page.getByRole('list', { name: 'Notifications, newest first' }).getByRole('article').locator('p')).toHaveText(
         new RegExp(`^${owner.username} accepted your follow request\\.`),
       );
-      await friend.page.screenshot({ path: testInfo.outputPath(`request-accepted-${name}.png`), fullPage: true });
+      await lookAt(friend.page, `private-accounts/request-accepted-${name}`, { fullPage: true });
       await axe(friend.page, 'notifications, a follow request accepted');
-      await useTheme(friend.page, 'dark');
-      await friend.page.screenshot({ path: testInfo.outputPath(`request-accepted-${name}-dark.png`), fullPage: true });
-      await useTheme(friend.page, 'light');
+      if (takingPictures()) {
+        await useTheme(friend.page, 'dark');
+        await lookAt(friend.page, `private-accounts/request-accepted-${name}-dark`, { fullPage: true });
+        await useTheme(friend.page, 'light');
+      }
 
       // Now the friend follows, and sees the posts on the profile and on Discover.
       await profile.goto(owner.username);
