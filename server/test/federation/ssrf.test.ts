@@ -288,6 +288,19 @@ t.test('a server among hostile and honest peers: every fetch refused, nothing st
   const photos = app.database.sqlite.prepare<[], number>('SELECT count(*) FROM posts').pluck().get();
   t.equal(photos, 0, 'no photo (a picture is a post) stored');
 
+  // A delivery, which Fedify's queue worker sends with the global fetch: to a person kept with an
+  // inbox on the canary's port (as if kept before these checks; reachable refuses such an actor
+  // now), the Follow is refused at the connection and recorded as a failed delivery.
+  const db = app.database.sqlite;
+  const staleId = db
+    .prepare<[string, string, number, string], { id: number }>('INSERT INTO users (sub, username, created_at, host) VALUES (?, ?, ?, ?) RETURNING id')
+    .get(`~remote:${H}/users/stale`, `stale@127.0.0.1:${hostile.port}`, Date.now(), `127.0.0.1:${hostile.port}`)!.id;
+  db.prepare('INSERT INTO remote_actors (user_id, uri, inbox, fetched_at) VALUES (?, ?, ?, ?)').run(staleId, `${H}/users/stale`, `http://127.0.0.1:${C}/inbox`, Date.now());
+  t.equal((await as('POST', `/api/account/${encodeURIComponent(`stale@127.0.0.1:${hostile.port}`)}/follow`)).status, 200, 'following them answers 200');
+  const failed = db.prepare<[string], { status: number | null }>('SELECT status FROM federation_delivery_failures WHERE inbox = ?');
+  await eventually('the delivery to the canary\'s port failed', () => failed.get(`http://127.0.0.1:${C}/inbox`) !== undefined);
+  t.equal(failed.get(`http://127.0.0.1:${C}/inbox`)?.status, null, 'refused before any answer: the inbox was never reached');
+
   // The honest listed peer: our follow is delivered to it.
   t.same(await search(`${honest.origin}/users/pat`), [`pat@${honest.host}`], 'the honest peer\'s person is found');
   t.equal((await as('POST', `/api/account/${encodeURIComponent(`pat@${honest.host}`)}/follow`)).status, 200);
