@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 
 /**
@@ -331,7 +332,7 @@ class CapHandler implements Dispatcher.DispatchHandlers {
     this.handler.onError?.(err);
   }
 
-  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: import('node:stream').Duplex): void {
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: Duplex): void {
     clearTimeout(this.#timer);
     this.handler.onUpgrade?.(statusCode, headers, socket);
   }

@@ -297,9 +297,10 @@ t.test('a server among hostile and honest peers: every fetch refused, nothing st
     .get(`~remote:${H}/users/stale`, `stale@127.0.0.1:${hostile.port}`, Date.now(), `127.0.0.1:${hostile.port}`)!.id;
   db.prepare('INSERT INTO remote_actors (user_id, uri, inbox, fetched_at) VALUES (?, ?, ?, ?)').run(staleId, `${H}/users/stale`, `http://127.0.0.1:${C}/inbox`, Date.now());
   t.equal((await as('POST', `/api/account/${encodeURIComponent(`stale@127.0.0.1:${hostile.port}`)}/follow`)).status, 200, 'following them answers 200');
-  const failed = db.prepare<[string], { status: number | null }>('SELECT status FROM federation_delivery_failures WHERE inbox = ?');
+  const failed = db.prepare<[string], { status: number | null; error: string }>('SELECT status, error FROM federation_delivery_failures WHERE inbox = ?');
   await eventually('the delivery to the canary\'s port failed', () => failed.get(`http://127.0.0.1:${C}/inbox`) !== undefined);
   t.equal(failed.get(`http://127.0.0.1:${C}/inbox`)?.status, null, 'refused before any answer: the inbox was never reached');
+  t.match(failed.get(`http://127.0.0.1:${C}/inbox`)?.error, /an address federation does not reach/, 'and the operator page says why');
 
   // The honest listed peer: our follow is delivered to it.
   t.same(await search(`${honest.origin}/users/pat`), [`pat@${honest.host}`], 'the honest peer\'s person is found');
