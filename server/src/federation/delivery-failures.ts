@@ -112,7 +112,11 @@ export function createDeliveryFailures(sqlite: Database.Database, now: () => num
       }
       const status = statusOf(error);
       const gaveUp = permanent || (status !== null && [404, 410].includes(status)) || outboxRetryDelayMs(message.attempt, () => 0) === null;
-      const text = status !== null ? `HTTP ${status}` : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      // fetch's own error says only "fetch failed": its innermost cause tells a refused address (safe-fetch.ts) from a timeout.
+      let root: unknown = error;
+      for (let i = 0; i < 5 && root instanceof Error && root.cause instanceof Error; i++) root = root.cause;
+      const cause = root !== error && root instanceof Error ? ` (${root.message})` : '';
+      const text = status !== null ? `HTTP ${status}` : error instanceof Error ? `${error.name}: ${error.message}${cause}` : String(error);
       write.immediate([host, message.inbox, shortType(message.activityType), status, text.slice(0, ERROR_CHARS), message.attempt, gaveUp ? 1 : 0, now()]);
     },
     /** Waiting deliveries by server, most first. */

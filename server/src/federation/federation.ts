@@ -59,9 +59,11 @@ export interface FederationDeps {
   /** Likes and comments, for those that cross servers (interactions.ts). */
   social: SocialForFederation;
   /**
-   * Fedify may reach private addresses: only when the operator listed hosts there
-   * (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests); our own check (remote-actors.ts, reachable)
-   * still refuses any other one we are handed.
+   * Turns Fedify's own check off (a DNS lookup before each fetch; it would refuse the listed
+   * hosts): only when the operator listed hosts on private addresses (FEDERATION_ALLOWED_PRIVATE_HOSTS,
+   * for tests). Every fetch Fedify makes runs in a federation scope whose guard checks the address
+   * each connection opens to and opens exactly the listed host:ports (safe-fetch.ts, plugin.ts),
+   * so the list opens nothing else; without a list both checks run.
    */
   allowPrivateAddress: boolean;
   /** Failed deliveries, for the operator page. */

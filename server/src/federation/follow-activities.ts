@@ -4,6 +4,7 @@ import type { Context, Federation, InboxContext, InboxListenerSetters } from '@f
 import { Accept, Follow, isActor, Like, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
 import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
 import { reachable, RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
+import { hostPort, publicAddress } from './safe-fetch.js';
 
 /** What the follows repository does for a follow that crosses servers (social/follows-repository.ts). */
 export interface FollowBook {
@@ -186,12 +187,11 @@ export function remoteQuery(term: string): { query: string; host: URL } | null {
 const LOOKUP_TIMEOUT_MS = 8_000;
 
 /**
- * Whether a lookup may ask `url`'s host: reachable (remote-actors.ts), and, when the operator
- * listed private hosts, either listed or a name whose every address is public. Fedify resolves
- * and refuses private addresses itself, but only while no private host is listed
- * (allowPrivateAddress is one switch): with the list set, `@eve@c.test` with c.test resolving to
- * loopback was asked (scripts/stack/federation-tls.ts saw its WebFinger request arrive). A name
- * could still resolve otherwise a moment later: the list is for tests, not for the open internet.
+ * Whether a lookup may ask `url`'s host: reachable (remote-actors.ts), and either a listed
+ * host:port or a name whose every address is public. An early answer for the search screen
+ * only: the connection itself is checked again on the address it opens to (safe-fetch.ts), so a
+ * name that resolves otherwise a moment later (rebinding) still reaches nothing private. Fedify's
+ * own check is off (plugin.ts): that guard replaces it, listed hosts included.
  */
 export async function lookupAllowed(
   url: URL,
@@ -199,15 +199,13 @@ export async function lookupAllowed(
   resolveName: (hostname: string) => Promise<{ address: string; family: number }[]> = (hostname) => lookup(hostname, { all: true, verbatim: true }),
 ): Promise<boolean> {
   if (!reachable(url, allowedPrivateHosts)) return false;
-  if (allowedPrivateHosts.length === 0) return true;
   const hostname = url.hostname.toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  if (allowedPrivateHosts.includes(`${hostname}:${port}`)) return true;
+  if (allowedPrivateHosts.includes(hostPort(hostname, port))) return true;
   if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return true; // a literal: reachable judged it
   try {
     const addresses = await resolveName(hostname);
-    return addresses.length > 0 &&
-      addresses.every((a) => reachable(new URL(`https://${a.family === 6 ? `[${a.address}]` : a.address}/`), []));
+    return addresses.length > 0 && addresses.every((a) => publicAddress(a.address));
   } catch {
     return false;
   }

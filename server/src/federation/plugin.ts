@@ -11,6 +11,7 @@ import { createFederationSettings } from './federation-settings.js';
 import { createDomainBlocks, type DomainBlock, type DomainBlockInput, type DomainBlocks } from './domain-blocks.js';
 import { createRateLimit, signerHost } from './inbox-limits.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
+import { createFetchGuard, type FetchGuard } from './safe-fetch.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
@@ -207,6 +208,9 @@ export default fp(
       await switching;
       await running?.stopWorkers();
     });
+    fastify.addHook('onClose', async () => {
+      await running?.close();
+    });
   },
   { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social'] },
 );
@@ -220,6 +224,8 @@ interface Running {
   startWorkers(): void;
   /** Stops them, after sending what the event tables hold; resolves once the queue's listener has ended. */
   stopWorkers(): Promise<void>;
+  /** Closes the fetch guard's connections (the server is closing). */
+  close(): Promise<void>;
 }
 
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
@@ -230,6 +236,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
+  const guard = createFetchGuard({ allowedPrivateHosts });
   const repository = createFederationRepository(database.sqlite);
   const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
   const posts = createFederatedPostsRepository(database.sqlite);
@@ -317,7 +324,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     void interactions.drain();
   };
 
-  return {
+  return inScope(guard, {
     handle: {
       federation,
       kv,
@@ -421,6 +428,30 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       stop = null;
       await queueRun;
     },
+  });
+}
+
+/**
+ * Everything federation runs, run in the guard's federation scope, so that every fetch it makes,
+ * Fedify's included, goes through the guard (safe-fetch.ts): Fedify's request handling (keys
+ * fetched to verify a signature), the queue's worker (deliveries, and the listeners' fetches of
+ * actors, objects and photos), lookups, backfill and the event drains. Timers and promises started
+ * inside keep the scope.
+ */
+function inScope(guard: FetchGuard, running: Omit<Running, 'close'>): Running {
+  const { handle } = running;
+  return {
+    handle: {
+      ...handle,
+      deliver: (items) => guard.run(() => handle.deliver(items)),
+      lookup: (term) => guard.run(() => handle.lookup(term)),
+      backfill: (userId) => guard.run(() => handle.backfill(userId)),
+    },
+    onRequest: (request, reply) => guard.run(() => running.onRequest(request, reply)),
+    drain: () => guard.run(() => running.drain()),
+    startWorkers: () => guard.run(() => running.startWorkers()),
+    stopWorkers: () => guard.run(() => running.stopWorkers()),
+    close: () => guard.close(),
   };
 }
 

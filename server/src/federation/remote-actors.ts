@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { hostPort, privateHostLiteral } from './safe-fetch.js';
 
 /** A person on another server as their actor document describes them (federation.ts reads it with Fedify). */
 export interface RemoteActorInput {
@@ -32,37 +33,15 @@ const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 /**
  * Checks a URL another server gave us before we ever fetch or deliver to it: https, or http only
  * on a host:port the operator listed (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests), and no literal
- * private, loopback or link-local address unless listed. Fedify's own check (its default, which
- * plugin.ts keeps unless that list is set) also resolves names; issue 50 narrows that list's
- * opening to exactly the listed hosts for every fetch.
+ * private, loopback or link-local address, in any spelling, unless listed (safe-fetch.ts,
+ * privateHostLiteral). A quick refusal only: names are resolved, and every address checked, when
+ * the connection is made (safe-fetch.ts), which is what keeps a fetch off our network.
  */
 export function reachable(url: URL, allowedPrivateHosts: readonly string[]): boolean {
-  const listed = allowedPrivateHosts.includes(url.host.toLowerCase()) ||
-    allowedPrivateHosts.includes(`${url.hostname.toLowerCase()}:${url.protocol === 'https:' ? 443 : 80}`);
-  if (listed) return url.protocol === 'https:' || url.protocol === 'http:';
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (allowedPrivateHosts.includes(hostPort(url.hostname, port))) return url.protocol === 'https:' || url.protocol === 'http:';
   if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') return false;
-  return !privateLiteral(url.hostname);
-}
-
-/** A host that is an IP literal in a private, loopback, link-local or unspecified range, or "localhost". */
-function privateLiteral(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
-  }
-  if (host.includes(':')) {
-    // IPv6: loopback, unspecified, unique-local, link-local, and IPv4-mapped addresses (judged as such).
-    if (host === '::1' || host === '::') return true;
-    if (/^f[cd]/.test(host) || /^fe[89ab]/.test(host)) return true;
-    const mapped = /^::ffff:(.+)$/.exec(host);
-    if (mapped) return mapped[1]!.includes('.') ? privateLiteral(mapped[1]!) : true;
-    return false;
-  }
-  return false;
+  return !privateHostLiteral(url.hostname);
 }
 
 /**

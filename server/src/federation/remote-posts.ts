@@ -8,6 +8,7 @@ import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARN
 import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
 import { reachable, RemoteActorRefused, type RemoteActors } from './remote-actors.js';
 import type { RemotePostsRepository } from './remote-posts-repository.js';
+import { guardedFetch } from './safe-fetch.js';
 
 /** What federation asks of posts/ for a post of another server (posts/post-writes-service.ts). */
 export interface PostsFromAnotherServer {
@@ -89,7 +90,8 @@ export async function fetchImage(url: URL, allowedPrivateHosts: readonly string[
     if (!reachable(current, allowedPrivateHosts)) return null;
     let res: Response;
     try {
-      res = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(IMAGE_TIMEOUT_MS), headers: { accept: 'image/*' } });
+      // Through the federation scope's guard (safe-fetch.ts): the address connected to is checked, and the answer capped.
+      res = await guardedFetch(current, { redirect: 'manual', signal: AbortSignal.timeout(IMAGE_TIMEOUT_MS), headers: { accept: 'image/*' } }, maxBytes);
     } catch {
       return null;
     }

@@ -34,9 +34,12 @@ t.test('with private hosts listed, a search asks a listed host or a name whose e
   t.equal(await may('https://127.0.0.1:18446/users/1'), false, 'a loopback literal');
 });
 
-t.test('with no private host listed, Fedify resolves and refuses private addresses itself: no second lookup here', async (t) => {
+t.test('with no private host listed, names are resolved too: Fedify\'s own check is no longer what refuses them', async (t) => {
   asked.length = 0;
-  t.equal(await may('@eve@c.test:18445', []), true, 'left to Fedify\'s own check (allowPrivateAddress off)');
-  t.same(asked, []);
+  t.equal(await may('@eve@c.test:18445', []), false, 'a name resolving to loopback');
+  t.same(asked, ['c.test']);
+  t.equal(await may('@ann@public.example', []), true, 'a name whose addresses are all public');
   t.equal(await may('https://127.0.0.1/users/1', []), false, 'literals are still refused here');
+  t.equal(await may('https://[::ffff:7f00:1]/users/1', []), false, 'an IPv4-mapped loopback');
+  t.equal(await may('https://2130706433/users/1', []), false, 'loopback as one decimal number');
 });
