@@ -142,6 +142,42 @@ test('someone on another server: found, followed, their album seen, liked and co
   walked = { aliceToken, bobThere };
 });
 
+test("A's operator limits B: his album leaves Discover for someone who does not follow him, and stays for Alice, who does", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken, bobThere } = walked!;
+  const a = servers[0]!;
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  await page.goto('/app/admin/settings');
+  const form = page.getByRole('form', { name: 'Suspend a server' });
+  await form.getByLabel('Server').fill(hostOf(ports[1]));
+  await form.getByRole('button', { name: 'Limit server' }).click();
+  await expect(form.getByText(`${hostOf(ports[1])} is limited: its people are shown only to those who follow them.`)).toBeVisible();
+  const blocked = page.getByRole('list', { name: 'Blocked servers' });
+  await expect(blocked.getByRole('listitem').filter({ hasText: hostOf(ports[1]) })).toContainText('Limited');
+  await blocked.scrollIntoViewIfNeeded();
+  await shot(page, 'limited');
+
+  // Alice follows Bob: his album is still on her Discover.
+  const discover = new FeedPage(page, 'discover');
+  await discover.goto();
+  await expect(discover.posts.filter({ hasText: 'from the other server' })).toHaveCount(1);
+
+  // Dan, new on A, does not: not on his Discover, not found by name; his profile still opens by link.
+  const dan = newUser('fd');
+  const { page: danPage } = await phoneOn(browser, a.origin, await tokenFor('embedded', dan, true, a.origin));
+  const danDiscover = new FeedPage(danPage, 'discover');
+  await danDiscover.goto();
+  await expect(danDiscover.heading).toBeVisible();
+  await expect(danDiscover.posts.filter({ hasText: 'from the other server' })).toHaveCount(0);
+  const search = new SearchPage(danPage);
+  await search.goto();
+  await search.search(bobThere.split('@')[0]!);
+  await expect(danPage.getByRole('link', { name: bobThere })).toHaveCount(0);
+  await danPage.goto(`/app/profile/${encodeURIComponent(bobThere)}`);
+  await expect(danPage.getByRole('heading', { level: 1, name: bobThere })).toBeVisible();
+  await shot(danPage, 'limited-profile');
+});
+
 test("A's operator suspends B: its person and his post are gone from her server; the block list goes out and comes back as CSV", async ({ browser }) => {
   test.setTimeout(60_000);
   const { aliceToken, bobThere } = walked!;
@@ -154,6 +190,7 @@ test("A's operator suspends B: its person and his post are gone from her server;
   await form.getByRole('button', { name: 'Suspend server' }).click();
   await expect(form.getByText(`${hostOf(ports[1])} is suspended. 1 person of theirs kept here was removed.`)).toBeVisible();
   const blocked = page.getByRole('list', { name: 'Blocked servers' });
+  // The limit set above becomes a suspension: still one row.
   await expect(blocked.getByRole('listitem').filter({ hasText: hostOf(ports[1]) })).toContainText('Suspended · “Testing the block”');
   await expect(page.getByText('No other server yet.')).toBeVisible();
   await shot(page, 'blocked');

@@ -200,6 +200,16 @@ export const DomainBlockChange = Type.Object(
   { additionalProperties: false },
 );
 export const DomainBlockSaved = Type.Object({ block: DomainBlockView, removedPeople: Type.Integer() });
+/** Allow-list mode and the servers on its list (docs/api.md, "Allow-list mode"). */
+export const DomainAllowView = Type.Object({ domain: Type.String(), comment: Type.String() });
+export const DomainAllows = Type.Object({ enabled: Type.Boolean(), allows: Type.Array(DomainAllowView) });
+/** PUT /api/admin/federation/allows: a server put on the allow list (or its reason changed). */
+export const DomainAllowChange = Type.Object(
+  { domain: Type.String({ maxLength: 300 }), comment: Type.Optional(Type.String({ maxLength: 5000 })) },
+  { additionalProperties: false },
+);
+/** PUT /api/admin/federation/allow-list: allow-list mode on or off. */
+export const AllowListChange = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 /** POST /api/admin/federation/blocks/import: Mastodon's CSV as text. */
 export const DomainBlockImport = Type.Object({ csv: Type.String({ maxLength: 2_000_000 }) }, { additionalProperties: false });
 export const DomainBlockImported = Type.Object({

@@ -269,6 +269,9 @@ export const ModerationAction = Type.Object({
     Type.Literal('change_federation'),
     Type.Literal('block_server'),
     Type.Literal('unblock_server'),
+    Type.Literal('allow_server'),
+    Type.Literal('disallow_server'),
+    Type.Literal('change_allow_list'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),

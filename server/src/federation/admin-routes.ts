@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import {
+  AllowListChange,
+  DomainAllowChange,
+  DomainAllows,
   Done,
   DomainBlockChange,
   DomainBlockImport,
@@ -105,6 +108,40 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/federation/blocks/import',
     { bodyLimit: 2_500_000, schema: { body: DomainBlockImport, response: { 200: DomainBlockImported, ...writeErrors, 403: ErrorBody } } },
     async (request) => federationSwitch.importBlocks(request.body.csv, operator(request)),
+  );
+
+  // Allow-list mode (issue 50, item 1): when on, only the servers listed here federate, in and out.
+  const allowList = () => {
+    const { enabled, allows } = blocks.allowList();
+    return { enabled, allows: allows.map(({ domain, comment }) => ({ domain, comment })) };
+  };
+  fastify.get('/federation/allows', { schema: { response: { 200: DomainAllows, ...errors, 403: ErrorBody } } }, async () => allowList());
+
+  fastify.put(
+    '/federation/allows',
+    { schema: { body: DomainAllowChange, response: { 200: DomainAllows, ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      blocks.allow(request.body.domain, request.body.comment, operator(request));
+      return allowList();
+    },
+  );
+
+  fastify.delete(
+    '/federation/allows/:domain',
+    { schema: { params: Type.Object({ domain: Type.String({ maxLength: 300 }) }), response: { 200: DomainAllows, ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      blocks.disallow(request.params.domain, operator(request));
+      return allowList();
+    },
+  );
+
+  fastify.put(
+    '/federation/allow-list',
+    { schema: { body: AllowListChange, response: { 200: DomainAllows, ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      blocks.setAllowListMode(request.body.enabled, operator(request));
+      return allowList();
+    },
   );
 };
 

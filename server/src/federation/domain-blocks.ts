@@ -16,6 +16,13 @@ export interface DomainBlock {
   createdAt: number;
 }
 
+/** A server on the allow list (federation_domain_allows). */
+export interface DomainAllow {
+  domain: string;
+  comment: string;
+  createdAt: number;
+}
+
 export type DomainBlockInput = Pick<DomainBlock, 'domain' | 'severity'> & Partial<Omit<DomainBlock, 'domain' | 'severity' | 'createdAt'>>;
 
 interface Row {
@@ -84,6 +91,24 @@ function csvFields(line: string): string[] {
   return fields;
 }
 
+/**
+ * The entry of `entries` that covers a host (host or host:port): one for exactly it, else for its
+ * host name or any domain above it (an entry for example.com covers media.example.com).
+ */
+function matching<T>(entries: Map<string, T>, host: string): T | undefined {
+  if (entries.size === 0) return undefined;
+  const exact = entries.get(host.toLowerCase());
+  if (exact) return exact;
+  let name = host.toLowerCase().replace(/:[0-9]+$/, '');
+  for (;;) {
+    const entry = entries.get(name);
+    if (entry) return entry;
+    const dot = name.indexOf('.');
+    if (dot === -1) return undefined;
+    name = name.slice(dot + 1);
+  }
+}
+
 const yes = (value: string | undefined) => /^(?:true|1|yes)$/i.test((value ?? '').trim());
 
 /**
@@ -114,6 +139,21 @@ export function createDomainBlocks(sqlite: Database.Database, now: () => number 
       private_comment = excluded.private_comment, obfuscate = excluded.obfuscate, updated_at = excluded.updated_at`);
   const remove = sqlite.prepare<[string]>('DELETE FROM federation_domain_blocks WHERE domain = ?');
   const log = createModerationLog(sqlite);
+  // Limit: users.limited of every person of another server, as the blocks now say (migration 0038).
+  const remotePeople = sqlite.prepare<[], { id: number; host: string; limited: number }>(
+    'SELECT id, host, limited FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
+  );
+  const setLimited = sqlite.prepare<[number, number]>('UPDATE users SET limited = ? WHERE id = ?');
+  // Allow-list mode: the switch (instance_settings.federation_allow_list) and the list.
+  const readAllowMode = sqlite.prepare<[], number>('SELECT federation_allow_list FROM instance_settings WHERE id = 1').pluck();
+  const writeAllowMode = sqlite.prepare<[number, number]>('UPDATE instance_settings SET federation_allow_list = ?, updated_at = ? WHERE id = 1');
+  const allAllows = sqlite.prepare<[], DomainAllow>(
+    'SELECT domain, comment, created_at AS createdAt FROM federation_domain_allows ORDER BY domain',
+  );
+  const upsertAllow = sqlite.prepare<[string, string, number]>(`
+    INSERT INTO federation_domain_allows (domain, comment, created_at) VALUES (?, ?, ?)
+    ON CONFLICT (domain) DO UPDATE SET comment = excluded.comment`);
+  const removeAllow = sqlite.prepare<[string]>('DELETE FROM federation_domain_allows WHERE domain = ?');
 
   const toBlock = (r: Row): DomainBlock => ({
     ...r,
@@ -122,10 +162,45 @@ export function createDomainBlocks(sqlite: Database.Database, now: () => number 
     obfuscate: r.obfuscate === 1,
   });
   let blocks = new Map<string, DomainBlock>();
+  let allows = new Map<string, DomainAllow>();
+  let allowListMode = false;
   const reload = () => {
     blocks = new Map(all.all().map((r) => [r.domain, toBlock(r)]));
+    allows = new Map(allAllows.all().map((r) => [r.domain, r]));
+    allowListMode = readAllowMode.get() === 1;
   };
   reload();
+
+  /**
+   * users.limited made what the blocks say for every person of another server: read in the
+   * block's transaction, after its write (the map is read again first), so the flag and the
+   * block list commit together. Only rows whose flag changes are written.
+   */
+  const syncLimited = (): number => {
+    reload();
+    let changed = 0;
+    for (const person of remotePeople.all()) {
+      const want = matching(blocks, person.host)?.severity === 'limit' ? 1 : 0;
+      if (want !== person.limited) {
+        setLimited.run(want, person.id);
+        changed++;
+      }
+    }
+    return changed;
+  };
+  // A limit stored before users.limited existed (migration 0037's blocks) applies from the first start.
+  sqlite.transaction(syncLimited).immediate();
+  /** Runs a change in one transaction; the lists in memory are read again whether it committed or not. */
+  const inTransaction = <A extends unknown[], R>(fn: (...args: A) => R) => {
+    const tx = sqlite.transaction(fn);
+    return (...args: A): R => {
+      try {
+        return tx.immediate(...args);
+      } finally {
+        reload();
+      }
+    };
+  };
 
   /** Checks an entry and cleans its texts: 400 naming what is wrong. */
   function clean(input: DomainBlockInput, where = ''): Omit<DomainBlock, 'createdAt'> {
@@ -159,17 +234,38 @@ export function createDomainBlocks(sqlite: Database.Database, now: () => number 
     log(op, 'block_server', block.domain, null, block.privateComment || block.publicComment, block.severity);
   };
 
-  const set = sqlite.transaction((input: DomainBlockInput, op: Operator): Omit<DomainBlock, 'createdAt'> => {
+  const set = inTransaction((input: DomainBlockInput, op: Operator): Omit<DomainBlock, 'createdAt'> => {
     const block = clean(input);
     write(block, op);
+    syncLimited();
     return block;
   });
-  const lift = sqlite.transaction((raw: string, op: Operator) => {
+  const lift = inTransaction((raw: string, op: Operator) => {
     const domain = normalizeDomain(raw);
     if (!domain || remove.run(domain).changes === 0) throw notFound(`No block of "${clip(raw, 80)}".`);
     log(op, 'unblock_server', domain, null, '');
+    syncLimited();
   });
-  const importAll = sqlite.transaction((csv: string, op: Operator) => {
+  const allow = inTransaction((raw: string, rawComment: string | undefined, op: Operator): DomainAllow => {
+    const domain = normalizeDomain(raw);
+    if (!domain) throw badRequest(`"${clip(raw, 80)}" is not a server's domain, like mastodon.example.`);
+    const comment = cleanText(rawComment ?? '');
+    if (Array.from(comment).length > BLOCK_COMMENT_MAX_LENGTH) throw badRequest(`A reason can be at most ${BLOCK_COMMENT_MAX_LENGTH} characters.`);
+    const at = now();
+    upsertAllow.run(domain, comment, at);
+    log(op, 'allow_server', domain, null, comment);
+    return { domain, comment, createdAt: allows.get(domain)?.createdAt ?? at };
+  });
+  const disallow = inTransaction((raw: string, op: Operator) => {
+    const domain = normalizeDomain(raw);
+    if (!domain || removeAllow.run(domain).changes === 0) throw notFound(`"${clip(raw, 80)}" is not on the allow list.`);
+    log(op, 'disallow_server', domain, null, '');
+  });
+  const switchAllowList = inTransaction((enabled: boolean, op: Operator) => {
+    writeAllowMode.run(enabled ? 1 : 0, now());
+    log(op, 'change_allow_list', enabled ? 'on' : 'off', null, '');
+  });
+  const importAll = inTransaction((csv: string, op: Operator) => {
     const lines = csv.split(/\r?\n/);
     if (lines.length > IMPORT_MAX_LINES) throw badRequest(`A block list can have at most ${IMPORT_MAX_LINES} lines.`);
     const header = csvFields(lines[0] ?? '').map((h) => h.trim().replace(/^#/, '').toLowerCase());
@@ -206,6 +302,7 @@ export function createDomainBlocks(sqlite: Database.Database, now: () => number 
         skipped.push({ line: i + 1, reason: (err as Error).message });
       }
     }
+    syncLimited();
     return { imported, skipped };
   });
 
@@ -215,38 +312,31 @@ export function createDomainBlocks(sqlite: Database.Database, now: () => number 
      * The block that applies to a host (host or host:port): an entry for exactly it, else for its
      * host name or any domain above it (a block of example.com covers media.example.com).
      */
-    of(host: string): DomainBlock | undefined {
-      if (blocks.size === 0) return undefined;
-      const exact = blocks.get(host.toLowerCase());
-      if (exact) return exact;
-      let name = host.toLowerCase().replace(/:[0-9]+$/, '');
-      for (;;) {
-        const block = blocks.get(name);
-        if (block) return block;
-        const dot = name.indexOf('.');
-        if (dot === -1) return undefined;
-        name = name.slice(dot + 1);
-      }
-    },
-    /** True when nothing may come in from, or go out to, this host. */
+    of: (host: string): DomainBlock | undefined => matching(blocks, host),
+    /** True when this host's server is suspended (its people are removed: plugin.ts). */
     suspended(host: string): boolean {
       return this.of(host)?.severity === 'suspend';
     },
-    set(input: DomainBlockInput, op: Operator): Omit<DomainBlock, 'createdAt'> {
-      const block = set.immediate(input, op);
-      reload();
-      return block;
+    /**
+     * True when nothing may come in from, or go out to, this host: it is suspended, or allow-list
+     * mode is on and it is not on the list (inbox 403, deliveries dropped, no lookups: plugin.ts).
+     */
+    refused(host: string): boolean {
+      if (allowListMode && matching(allows, host) === undefined) return true;
+      return this.suspended(host);
     },
-    lift(domain: string, op: Operator): void {
-      lift.immediate(domain, op);
-      reload();
-    },
+    set: (input: DomainBlockInput, op: Operator): Omit<DomainBlock, 'createdAt'> => set(input, op),
+    lift: (domain: string, op: Operator): void => lift(domain, op),
     /** Mastodon's CSV, applied in one transaction: each line added or updated, bad lines skipped and said. */
-    import(csv: string, op: Operator): { imported: number; skipped: Array<{ line: number; reason: string }> } {
-      const result = importAll.immediate(csv, op);
-      reload();
-      return result;
-    },
+    import: (csv: string, op: Operator): { imported: number; skipped: Array<{ line: number; reason: string }> } => importAll(csv, op),
+    /** Allow-list mode and its list (operator page). */
+    allowList: (): { enabled: boolean; allows: DomainAllow[] } => ({ enabled: allowListMode, allows: [...allows.values()] }),
+    /** Puts a server on the allow list (or changes its reason). */
+    allow: (domain: string, comment: string | undefined, op: Operator): DomainAllow => allow(domain, comment, op),
+    /** Takes a server off the allow list: 404 when it is not on it. */
+    disallow: (domain: string, op: Operator): void => disallow(domain, op),
+    /** Turns allow-list mode on or off. */
+    setAllowListMode: (enabled: boolean, op: Operator): void => switchAllowList(enabled, op),
     /** Mastodon's CSV of every block (public comments only: a private one never leaves). */
     export(): string {
       const rows = [...blocks.values()].map((b) =>

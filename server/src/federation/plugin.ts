@@ -238,7 +238,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
   const guard = createFetchGuard({ allowedPrivateHosts });
   const repository = createFederationRepository(database.sqlite);
-  const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
+  const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts, (host) => blocks.of(host)?.severity === 'limit');
   const posts = createFederatedPostsRepository(database.sqlite);
   const remotePosts = createRemotePostsRepository(database.sqlite);
   const { follows } = fastify;
@@ -246,12 +246,12 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
   const kv = createSqliteKvStore(database.sqlite);
   const queue = createSqliteMessageQueue(database.sqlite, {
     onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
-    // Nothing goes out to a suspended server, even what was queued before the block.
+    // Nothing goes out to a suspended server (or one off the allow list in allow-list mode), even what was queued before.
     drops: (message) => {
       const inbox = (message as { type?: unknown; inbox?: unknown }).inbox;
       if ((message as { type?: unknown }).type !== 'outbox' || typeof inbox !== 'string') return false;
       try {
-        return blocks.suspended(new URL(inbox).host);
+        return blocks.refused(new URL(inbox).host);
       } catch {
         return false;
       }
@@ -344,7 +344,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       },
       async lookup(term) {
         const remote = remoteQuery(term);
-        if (!remote || !reachable(remote.host, allowedPrivateHosts) || blocks.suspended(remote.host.host)) return null;
+        if (!remote || !reachable(remote.host, allowedPrivateHosts) || blocks.refused(remote.host.host)) return null;
         const found = await lookupRemotePerson(context(), remoteActors, remote, INSTANCE_ACTOR, allowedPrivateHosts);
         if (found !== null) backfill.looked(context(), found);
         return found;
@@ -358,7 +358,8 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
         // One server's volume is its own: its bucket is charged for what it got in, and a sender
         // whose requests are refused (unsigned, forged) is slowed by address (inbox-limits.ts).
         const host = signerHost(request.headers);
-        if (host !== null && blocks.suspended(host)) {
+        // Suspended, or not on the allow list while allow-list mode is on (domain-blocks.ts).
+        if (host !== null && blocks.refused(host)) {
           return reply.code(403).send({ error: 'forbidden', message: 'This server does not take activities from yours.' });
         }
         const limited = host !== null && !senders.allows(host) ? senders.retryAfter(host) : !refused.allows(request.ip) ? refused.retryAfter(request.ip) : 0;

@@ -49,7 +49,12 @@ export function reachable(url: URL, allowedPrivateHosts: readonly string[]): boo
  * remote_actors: follows, follow requests and notifications then work for them as for anyone,
  * and every place that lists or counts this server's own people leaves them out by host.
  */
-export function createRemoteActors(sqlite: Database.Database, allowedPrivateHosts: readonly string[]) {
+export function createRemoteActors(
+  sqlite: Database.Database,
+  allowedPrivateHosts: readonly string[],
+  /** Whether a host's server is limited (domain-blocks.ts): users.limited of a new row. */
+  limitedHost: (host: string) => boolean = () => false,
+) {
   const byUri = sqlite.prepare<[string], { userId: number; username: string }>(
     'SELECT r.user_id AS userId, u.username FROM remote_actors r JOIN users u ON u.id = r.user_id WHERE r.uri = ?',
   );
@@ -57,8 +62,8 @@ export function createRemoteActors(sqlite: Database.Database, allowedPrivateHost
     'SELECT id, host FROM users WHERE username = ? COLLATE NOCASE',
   );
   const renameGone = sqlite.prepare<[number]>(`UPDATE users SET username = username || '~' || id WHERE id = ?`);
-  const insertUser = sqlite.prepare<[string, string, number, string], { id: number }>(
-    'INSERT INTO users (sub, username, created_at, host) VALUES (?, ?, ?, ?) RETURNING id',
+  const insertUser = sqlite.prepare<[string, string, number, string, number], { id: number }>(
+    'INSERT INTO users (sub, username, created_at, host, limited) VALUES (?, ?, ?, ?, ?) RETURNING id',
   );
   const renameUser = sqlite.prepare<[string, number]>('UPDATE users SET username = ? WHERE id = ?');
   const upsertActor = sqlite.prepare<[number, string, string, string | null, string | null, number, number]>(`
@@ -97,7 +102,7 @@ export function createRemoteActors(sqlite: Database.Database, allowedPrivateHost
     let userId = byUri.get(uri)?.userId;
     if (userId === undefined) {
       take(username);
-      userId = insertUser.get(`~remote:${uri}`, username, at, host)!.id;
+      userId = insertUser.get(`~remote:${uri}`, username, at, host, limitedHost(host) ? 1 : 0)!.id;
     } else if (byUri.get(uri)!.username !== username) {
       take(username);
       renameUser.run(username, userId);

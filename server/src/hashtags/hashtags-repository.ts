@@ -4,7 +4,7 @@ import type { Keyset } from '../kernel/paging.js';
 import type { PostRow } from '../kernel/views.js';
 import { tagsOf } from '../contract/entities.js';
 import type { CaptionWrite } from '../posts/post-captions.js';
-import { POST_COLUMNS, PRIVATE_SEEN, type PageParams, type PostsRepository, type Viewer } from '../posts/posts-repository.js';
+import { LISTED_SEEN, POST_COLUMNS, type PageParams, type PostsRepository, type Viewer } from '../posts/posts-repository.js';
 
 /** Most tags a search answers with. */
 export const TAG_SEARCH_LIMIT = 20;
@@ -62,7 +62,7 @@ export type HashtagsRepository = ReturnType<typeof createHashtagsRepository>;
  * Tag pages, read like Discover (posts.listed: blocks, the first comments, one snapshot): one
  * range of post_hashtags' primary key (tag, created_at, post_id) newest first (the keyset in the
  * shape posts-repository.ts's BEFORE explains), each post joined
- * and left out when hidden (its author suspended) or private to the viewer. Built on any
+ * and left out when hidden (its author suspended) or private to the viewer (or its author limited: LISTED_SEEN). Built on any
  * connection: the read workers' (feeds/read-worker.ts) and the request thread's.
  */
 export function createTagPages(sqlite: Database.Database, posts: PostsRepository) {
@@ -71,7 +71,7 @@ export function createTagPages(sqlite: Database.Database, posts: PostsRepository
     FROM post_hashtags t
     JOIN posts p ON p.id = t.post_id
     JOIN users u ON u.id = p.user_id
-    WHERE t.tag = @tag AND t.created_at <= @ts AND (t.created_at < @ts OR t.post_id < @id) AND p.hidden = 0 AND ${PRIVATE_SEEN}
+    WHERE t.tag = @tag AND t.created_at <= @ts AND (t.created_at < @ts OR t.post_id < @id) AND p.hidden = 0 AND ${LISTED_SEEN}
     ORDER BY t.created_at DESC, t.post_id DESC
     ${limitBy('@limit')}`);
   return {

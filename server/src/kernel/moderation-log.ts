@@ -22,7 +22,11 @@ export type ActionName =
   | 'change_federation'
   // Blocks of other servers (federation/domain-blocks.ts).
   | 'block_server'
-  | 'unblock_server';
+  | 'unblock_server'
+  // Allow-list mode and its list (federation/domain-blocks.ts).
+  | 'allow_server'
+  | 'disallow_server'
+  | 'change_allow_list';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

@@ -14,6 +14,16 @@ export const visibleActor = (r: string, a: string) => `
       AND post_id IS NULL))`;
 
 /**
+ * Whether what @actor does towards @recipient notifies nobody: @actor is a person of a server the
+ * operator limited (users.limited; Mastodon's "silence") whom @recipient does not follow. Decided
+ * when the like, comment or mention arrives (its recipient_id stays null, so it never rings nor
+ * lists), as Mastodon filters such notifications when they are made: no bell moves later when a
+ * limit or a follow changes. One probe of the users primary key for everyone else.
+ */
+export const SILENCED = `SELECT 1 FROM users a WHERE a.id = @actor AND a.limited = 1
+  AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @recipient AND f.followee_id = @actor)`;
+
+/**
  * Likes to `r` (a column or parameter) as `l`: on r's posts, found per post by the likes
  * primary key (post_id, created_at, user_id), not one's own; `range` limits created_at.
  */

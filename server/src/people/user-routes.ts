@@ -40,7 +40,7 @@ const userRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       // "@name@host" or a profile's URL, with federation on: that person, found on their server, first.
       const remote = await fastify.federation?.lookup(term);
       if (!remote) return matches;
-      const found = users.search(remote, request.user).find((m) => m.username.toLowerCase() === remote.toLowerCase());
+      const found = users.exactMatch(remote, request.user);
       if (!found) return matches;
       return [{ username: found.username, profilePictureUrl: pictureUrl(found.pictureKey) }, ...matches.filter((m) => m.username !== found.username)];
     },

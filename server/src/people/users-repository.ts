@@ -271,38 +271,48 @@ export function createUsersRepository(sqlite: Database.Database) {
   const blockedEitherWay = sqlite.prepare<{ viewer: number }, number>(`
     SELECT blocked_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NULL
     UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer AND post_id IS NULL`).pluck();
+  // A person of a limited server (users.limited, federation/domain-blocks.ts) is found only by their
+  // followers: a term on the row each statement already reads, the follows probe only for them.
+  const notLimited = (u: string) => `(${u}.limited = 0 OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = ${u}.id))`;
   // Prefix matches walk users_username_nocase_unique as a range; the rest is a
   // substring scan run only when the prefix part leaves room.
-  const prefixMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+  const prefixMatches = sqlite.prepare<{ from: string; to: string; viewer: number; limit: number }, ProfileMatch>(`
     SELECT id, username, profile_picture_key AS pictureKey FROM users
-    WHERE username >= ? COLLATE NOCASE AND username < ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL
-    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
-  const prefixMatchesOpen = sqlite.prepare<[string, number], ProfileMatch>(`
+    WHERE username >= @from COLLATE NOCASE AND username < @to COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL
+      AND ${notLimited('users')}
+    ORDER BY username COLLATE NOCASE ${limitBy('@limit')}`);
+  const prefixMatchesOpen = sqlite.prepare<{ from: string; viewer: number; limit: number }, ProfileMatch>(`
     SELECT id, username, profile_picture_key AS pictureKey FROM users
-    WHERE username >= ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL
-    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
+    WHERE username >= @from COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL AND ${notLimited('users')}
+    ORDER BY username COLLATE NOCASE ${limitBy('@limit')}`);
   // Terms of 3+ characters: the trigram index (users_fts) finds names containing
   // the term without a scan; shorter terms (no trigram) fall back to LIKE.
-  const containsMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+  const containsMatches = sqlite.prepare<{ match: string; notPrefix: string; viewer: number; limit: number }, ProfileMatch>(`
     SELECT u.id, u.username, u.profile_picture_key AS pictureKey FROM users_fts
     JOIN users u ON u.id = users_fts.rowid
-    WHERE users_fts MATCH ? AND NOT (u.username LIKE ? ESCAPE '\\') AND u.deleted_at IS NULL AND u.suspended_at IS NULL
-    ${limitBy('?')}`);
+    WHERE users_fts MATCH @match AND NOT (u.username LIKE @notPrefix ESCAPE '\\') AND u.deleted_at IS NULL AND u.suspended_at IS NULL
+      AND ${notLimited('u')}
+    ${limitBy('@limit')}`);
   // Long ASCII terms: FTS5 reads the whole posting list of every trigram of a
   // phrase, so "salty_shower962" (13 trigrams, some in 10 000+ names) cost 1.9 ms
   // at 100 000 users. The two rarest trigrams narrow it to a few names (50-130 µs)
   // and LIKE checks the whole term (ASCII case folding, as the index's).
-  const rareTrigramMatches = sqlite.prepare<[string, string, string, number], ProfileMatch>(`
+  const rareTrigramMatches = sqlite.prepare<{ match: string; like: string; notPrefix: string; viewer: number; limit: number }, ProfileMatch>(`
     SELECT u.id, u.username, u.profile_picture_key AS pictureKey FROM users_fts
     JOIN users u ON u.id = users_fts.rowid
-    WHERE users_fts MATCH ? AND u.username LIKE ? ESCAPE '\\' AND NOT (u.username LIKE ? ESCAPE '\\')
-      AND u.deleted_at IS NULL AND u.suspended_at IS NULL
-    ${limitBy('?')}`);
+    WHERE users_fts MATCH @match AND u.username LIKE @like ESCAPE '\\' AND NOT (u.username LIKE @notPrefix ESCAPE '\\')
+      AND u.deleted_at IS NULL AND u.suspended_at IS NULL AND ${notLimited('u')}
+    ${limitBy('@limit')}`);
   const trigrams = createTrigramFrequencies(sqlite);
-  const substringMatches = sqlite.prepare<[string, string, number], ProfileMatch>(`
+  // One name exactly (any case): a person asked for by name@host is found, limited or not.
+  const exactMatch = sqlite.prepare<[string], ProfileMatch>(`
     SELECT id, username, profile_picture_key AS pictureKey FROM users
-    WHERE username LIKE ? ESCAPE '\\' AND NOT (username LIKE ? ESCAPE '\\') AND deleted_at IS NULL AND suspended_at IS NULL
-    ORDER BY username COLLATE NOCASE ${limitBy('?')}`);
+    WHERE username = ? COLLATE NOCASE AND deleted_at IS NULL AND suspended_at IS NULL`);
+  const substringMatches = sqlite.prepare<{ like: string; notPrefix: string; viewer: number; limit: number }, ProfileMatch>(`
+    SELECT id, username, profile_picture_key AS pictureKey FROM users
+    WHERE username LIKE @like ESCAPE '\\' AND NOT (username LIKE @notPrefix ESCAPE '\\') AND deleted_at IS NULL AND suspended_at IS NULL
+      AND ${notLimited('users')}
+    ORDER BY username COLLATE NOCASE ${limitBy('@limit')}`);
 
   const known = new LruMap<string, UserRow>(USER_CACHE_MAX);
   // following_count changes in place: it only picks a plan, and every follow moves it.
@@ -330,22 +340,23 @@ export function createUsersRepository(sqlite: Database.Database) {
     return row;
   }
 
-  function searchUpTo(term: string, limit: number): ProfileMatch[] {
+  /** `viewer` 0: nobody (follows no one), so limited people are not found. */
+  function searchUpTo(term: string, limit: number, viewer: number): ProfileMatch[] {
     const prefix = asciiLower(term);
     const upper = prefixUpperBound(prefix);
-    const first = upper === null ? prefixMatchesOpen.all(prefix, limit) : prefixMatches.all(prefix, upper, limit);
+    const first = upper === null ? prefixMatchesOpen.all({ from: prefix, viewer, limit }) : prefixMatches.all({ from: prefix, to: upper, viewer, limit });
     if (first.length >= limit) return first;
     const escaped = escapeLike(term);
     const room = limit - first.length;
     if (Array.from(term).length >= 3) {
       const rare = trigrams.rarest(term, 2);
       const rest = rare
-        ? rareTrigramMatches.all(rare.map(ftsQuote).join(' AND '), `%${escaped}%`, `${escaped}%`, room)
-        : containsMatches.all(ftsQuote(term), `${escaped}%`, room);
+        ? rareTrigramMatches.all({ match: rare.map(ftsQuote).join(' AND '), like: `%${escaped}%`, notPrefix: `${escaped}%`, viewer, limit: room })
+        : containsMatches.all({ match: ftsQuote(term), notPrefix: `${escaped}%`, viewer, limit: room });
       rest.sort((a, b) => compareNoCase(a.username, b.username));
       return first.concat(rest);
     }
-    return first.concat(substringMatches.all(`%_${escaped}%`, `${escaped}%`, room));
+    return first.concat(substringMatches.all({ like: `%_${escaped}%`, notPrefix: `${escaped}%`, viewer, limit: room }));
   }
 
   return {
@@ -363,15 +374,26 @@ export function createUsersRepository(sqlite: Database.Database) {
     },
     /**
      * Case-insensitive: names starting with `term` first, then names containing it; at most
-     * SEARCH_LIMIT. Suspended accounts are never found; for a viewer with blocks
+     * SEARCH_LIMIT. Suspended accounts are never found, people of a limited server only by their
+     * followers; for a viewer with blocks
      * (`viewer.blockCount` > 0), nobody they blocked or who blocked them either.
      */
     search(term: string, viewer?: { id: number; blockCount: number }): ProfileMatch[] {
-      if (!viewer || viewer.blockCount === 0) return searchUpTo(term, SEARCH_LIMIT);
+      if (!viewer || viewer.blockCount === 0) return searchUpTo(term, SEARCH_LIMIT, viewer?.id ?? 0);
       const hide = new Set(blockedEitherWay.all({ viewer: viewer.id }));
-      return searchUpTo(term, SEARCH_LIMIT + hide.size)
+      return searchUpTo(term, SEARCH_LIMIT + hide.size, viewer.id)
         .filter((m) => !hide.has(m.id))
         .slice(0, SEARCH_LIMIT);
+    },
+    /**
+     * The profile named exactly `username` (any case), for a search that asked for that person
+     * (name@host): found even when their server is limited, as Mastodon finds a silenced account
+     * by its full handle; a viewer with blocks does not find someone on the other side of one.
+     */
+    exactMatch(username: string, viewer: { id: number; blockCount: number }): ProfileMatch | undefined {
+      const match = exactMatch.get(username);
+      if (!match || (viewer.blockCount > 0 && blockedEitherWay.all({ viewer: viewer.id }).includes(match.id))) return undefined;
+      return match;
     },
     /**
      * Returns the user for these claims, creating or renaming as needed;

@@ -69,6 +69,16 @@ const POST_SEEN = `CASE WHEN p.is_anonymous = 1
 export const PRIVATE_SEEN = `(p.is_anonymous = 1 OR u.is_private = 0 OR p.user_id = @viewer
       OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = p.user_id))`;
 
+/**
+ * PRIVATE_SEEN for lists of everyone's posts (Discover, tag pages): a limited person's named posts
+ * (users.limited: their server is limited by the operator, Mastodon's "silence") are listed only
+ * to their followers, as a private account's are. It reads the author's row the page already
+ * joins, so the plan is Discover's as before; the follows probe runs only for such an author.
+ * Their profile and their posts by id stay reachable (PRIVATE_SEEN), as Mastodon's do.
+ */
+export const LISTED_SEEN = `(p.is_anonymous = 1 OR (u.is_private = 0 AND u.limited = 0) OR p.user_id = @viewer
+      OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = p.user_id))`;
+
 export interface PageParams {
   viewer: number;
   ts: number;
@@ -141,7 +151,7 @@ export function createPostsRepository(sqlite: Database.Database) {
     SELECT ${POST_COLUMNS}
     FROM posts p INDEXED BY posts_feed_idx
     JOIN users u ON u.id = p.user_id
-    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')} AND ${PRIVATE_SEEN}
+    WHERE p.is_profile_picture = 0 AND p.hidden = 0 AND ${BEFORE('p')} AND ${LISTED_SEEN}
     ORDER BY p.created_at DESC, p.id DESC
     ${limitBy('@limit')}`);
 
@@ -456,7 +466,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       withComments(publicOfUser.all({ ...page(viewer.id, before, limit), owner }), viewer)),
     /**
      * A page of another list of posts read like Discover (hashtags/'s tag pages): `read`, a keyset
-     * statement over POST_COLUMNS that leaves out hidden posts and applies PRIVATE_SEEN, run with
+     * statement over POST_COLUMNS that leaves out hidden posts and applies LISTED_SEEN, run with
      * the page's parameters; blocks left out as on Discover, then the first comments and albums,
      * in one snapshot.
      */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { limitBy } from '../kernel/db/rows.js';
 import { forbidden, notFound } from '../kernel/errors.js';
+import { SILENCED } from '../kernel/notification-rules.js';
 import type { Keyset } from '../kernel/paging.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from '../posts/posts-repository.js';
 import type { MentionsRepository } from './mentions-repository.js';
@@ -48,6 +49,8 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
   const commentSeen = sqlite.prepare<{ id: number; viewer: number }, number>(`
     SELECT 1 FROM comments c JOIN posts p ON p.id = c.post_id
     WHERE c.id = @id AND c.hidden = 0 AND ((p.is_anonymous = 1 AND c.user_id = p.user_id) OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))`).pluck();
+  // A comment by a limited person the author does not follow notifies nobody (notification-rules.ts).
+  const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
   // comment_count, the author's comments_received and their bell (counters.ts).
 
 
@@ -58,7 +61,7 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
     if (!post) throw notFound('This post does not exist.');
     if (posts.refusesInteraction(post, user.id)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
     const createdAt = Date.now();
-    const notify = post.userId === user.id ? 0 : 1;
+    const notify = post.userId === user.id || silenced.get({ actor: user.id, recipient: post.userId }) !== undefined ? 0 : 1;
     // The people it names (`@name`), kept on the row so every list links them (posts.mentions likewise).
     const named = mentions.named(content);
     const names = named.people.length > 0 ? JSON.stringify(named.people.map((p) => p.username)) : null;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { conflict, forbidden, notFound } from '../kernel/errors.js';
+import { SILENCED } from '../kernel/notification-rules.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
 
 export interface LikeState {
@@ -26,6 +27,8 @@ export function createLikesRepository(sqlite: Database.Database, { counters, liv
   const remove = sqlite.prepare<[number, number], { createdAt: number; recipientId: number | null }>(
     'DELETE FROM likes WHERE post_id = ? AND user_id = ? RETURNING created_at AS createdAt, recipient_id AS recipientId',
   );
+  // A like by a limited person the author does not follow notifies nobody (notification-rules.ts).
+  const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
   // like_count, the author's likes_received and their bell (counters.ts).
 
 
@@ -34,7 +37,7 @@ export function createLikesRepository(sqlite: Database.Database, { counters, liv
     live.assert(userId);
     const post = posts.findVisible(postId, userId);
     if (!post) throw notFound('This post does not exist.');
-    const notify = post.userId === userId ? 0 : 1;
+    const notify = post.userId === userId || silenced.get({ actor: userId, recipient: post.userId }) !== undefined ? 0 : 1;
     // A like between people with a block by name (only possible on an anonymous post) is kept
     // out of the bell, as the Notifications screen leaves it out (notifications-repository.ts).
     const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(userId, post.userId) ? 0 : notify;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { SILENCED } from '../kernel/notification-rules.js';
 import type { Shared } from '../kernel/shared.js';
 import { textParts } from '../contract/entities.js';
 import type { CaptionWrite } from '../posts/post-captions.js';
@@ -49,6 +50,8 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
     'SELECT id, mentioned_id AS mentionedId, name FROM mentions WHERE post_id = ? AND comment_id IS NULL',
   );
   const remove = sqlite.prepare<[string]>('DELETE FROM mentions WHERE id IN (SELECT value FROM json_each(?))');
+  // A mention by a limited person the recipient does not follow notifies nobody (notification-rules.ts).
+  const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
   const ofAnotherServer = sqlite.prepare<[number], number>('SELECT host IS NOT NULL FROM users WHERE id = ?').pluck();
 
   /** The people and remote names a text mentions, each once, at most MENTION_MAX. */
@@ -76,7 +79,7 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
   function record(place: Place, { people, remote }: Named): void {
     const row = { post: place.postId, comment: place.commentId, user: place.userId, anonymous: place.anonymous ? 1 : 0, at: place.at };
     for (const p of people) {
-      const recipient = p.id === place.userId ? null : p.id;
+      const recipient = p.id === place.userId || silenced.get({ actor: place.userId, recipient: p.id }) !== undefined ? null : p.id;
       insert.run({ ...row, mentioned: p.id, name: `@${p.username}`, recipient });
       if (recipient !== null && !posts.blockedByNameEitherWay(place.userId, recipient)) counters.mentioned(recipient, place.at);
     }

@@ -80,6 +80,13 @@ export const users = sqliteTable(
      * this server's own people are counted. remote_actors holds the rest of what we know of them.
      */
     host: text('host'),
+    /**
+     * 1 for a person of a server the operator limited (federation_domain_blocks.severity 'limit',
+     * Mastodon's "silence"; migration 0038): their posts are listed (Discover, tags, search) only to
+     * their followers, and what they do notifies only people who follow them. Kept by
+     * federation/domain-blocks.ts when blocks change, and set when their row is made (remote-actors.ts).
+     */
+    limited: integer('limited').notNull().default(0),
   },
   (t) => [
     uniqueIndex('users_sub_unique').on(t.sub),
@@ -502,7 +509,8 @@ export const moderationActions = sqliteTable(
     operatorName: text('operator_name').notNull(),
     action: text('action', {
       enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
-        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'block_server', 'unblock_server'],
+        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'block_server', 'unblock_server',
+        'allow_server', 'disallow_server', 'change_allow_list'],
     }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
@@ -589,6 +597,11 @@ export const instanceSettings = sqliteTable('instance_settings', {
    * or off in the environment overrides it; unset, this decides.
    */
   federationEnabled: integer('federation_enabled').notNull().default(0),
+  /**
+   * Allow-list mode (federation/domain-blocks.ts, migration 0038): 1 when only the servers in
+   * federation_domain_allows federate, in and out.
+   */
+  federationAllowList: integer('federation_allow_list').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
 });
 
@@ -924,4 +937,16 @@ export const federationDomainBlocks = sqliteTable('federation_domain_blocks', {
   obfuscate: integer('obfuscate').notNull().default(0),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * The servers that federate while allow-list mode is on (instance_settings.federation_allow_list;
+ * federation/domain-blocks.ts), named as blocks name them: a domain covers its subdomains, a
+ * host:port is that server only.
+ */
+export const federationDomainAllows = sqliteTable('federation_domain_allows', {
+  domain: text('domain').primaryKey(),
+  /** For operators only: why it is listed; '' when none. */
+  comment: text('comment').notNull().default(''),
+  createdAt: integer('created_at').notNull(),
 });

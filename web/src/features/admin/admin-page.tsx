@@ -40,6 +40,9 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   change_federation: 'Turned federation',
   block_server: 'Blocked the server',
   unblock_server: 'Lifted the block on',
+  allow_server: 'Put on the allow list',
+  disallow_server: 'Took off the allow list',
+  change_allow_list: 'Turned allow-list mode',
 };
 
 /** The operator's second page: what is set once (app/screens.ts names both). */

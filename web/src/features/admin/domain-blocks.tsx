@@ -3,12 +3,18 @@ import buttons from '@/components/button.module.css';
 import form from '@/components/form.module.css';
 import rows from '@/components/rows.module.css';
 import { SaveStatus, type SaveState } from '@/components/status';
+import { SwitchRow } from '@/components/switch-row';
 import {
+  allowDomain,
+  disallowDomain,
   exportDomainBlocks,
+  getDomainAllows,
   getDomainBlocks,
   importDomainBlocks,
   liftDomainBlock,
   saveDomainBlock,
+  setAllowListMode,
+  type DomainAllows,
   type DomainBlock,
 } from '@/lib/api/registration';
 import { saveFile } from '@/lib/save-file';
@@ -26,8 +32,7 @@ const removedText = (n: number) => (n === 0 ? '' : n === 1 ? ' 1 person of their
 
 /**
  * Blocked servers on the operator settings page (issue 50, item 1; docs/self-hosting.md,
- * "Blocking servers"): suspend a server, lift a block, and Mastodon's CSV out and in. "Reject media"
- * from an imported list acts; limits are kept and exported as they came, and said not to act yet.
+ * "Blocking servers"): suspend or limit a server, lift a block, and Mastodon's CSV out and in.
  */
 export function DomainBlocks({ onChange }: { onChange: () => void }) {
   const id = useId();
@@ -50,12 +55,15 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
     void load();
   }, [load]);
 
-  async function suspend(e: React.FormEvent) {
+  async function suspend(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
+    // Which button sent the form: "Limit server" or "Suspend server".
+    const severity = (e.nativeEvent as SubmitEvent).submitter?.getAttribute('value') === 'limit' ? 'limit' : 'suspend';
     setStatus(null);
     await acting.run(async () => {
-      const saved = await saveDomainBlock({ domain, severity: 'suspend', publicComment: reason, privateComment: note });
-      setStatus({ error: false, text: `${saved.block.domain} is suspended.${removedText(saved.removedPeople)}` });
+      const saved = await saveDomainBlock({ domain, severity, publicComment: reason, privateComment: note });
+      const done = severity === 'limit' ? 'is limited: its people are shown only to those who follow them.' : 'is suspended.';
+      setStatus({ error: false, text: `${saved.block.domain} ${done}${removedText(saved.removedPeople)}` });
       setDomain('');
       setReason('');
       setNote('');
@@ -113,7 +121,8 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
         </label>
         <p id={`${id}-domain-hint`} className={form.hint}>
           Suspending a server stops everything in and out, and removes its people kept here with their follows, likes, comments
-          and posts. Its subdomains are blocked too.
+          and posts. Limiting it shows its people only to those who follow them: out of Discover, tags and search, and no
+          notifications from them to anyone else. Its subdomains are blocked too.
         </p>
         <label className={form.field}>
           <span className={form.label}>Reason (in the exported list)</span>
@@ -124,9 +133,14 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
           <input className={form.input} value={note} onChange={(e) => setNote(e.target.value)} maxLength={1000} />
         </label>
         <SaveStatus status={status} />
-        <button type="submit" className={buttons.danger} disabled={acting.busy}>
-          Suspend server
-        </button>
+        <div className={styles.csvActions}>
+          <button type="submit" name="severity" value="limit" className={buttons.secondary} disabled={acting.busy}>
+            Limit server
+          </button>
+          <button type="submit" name="severity" value="suspend" className={buttons.danger} disabled={acting.busy}>
+            Suspend server
+          </button>
+        </div>
       </form>
 
       {blocks === null ? null : blocks.length === 0 ? (
@@ -140,7 +154,6 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
                 <span className={rows.meta}>
                   {SEVERITY_WORDS[b.severity]}
                   {b.rejectMedia && ', media rejected'}
-                  {b.severity === 'limit' && ' (kept and exported; this server does not apply limits yet)'}
                   {b.publicComment && ` · “${b.publicComment}”`}
                   {b.privateComment && ` · note: ${b.privateComment}`}
                 </span>
@@ -169,6 +182,109 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
         </label>
       </div>
       <p className={form.hint}>Mastodon&apos;s format (#domain,#severity,#reject_media,…), to share a list with other servers&apos; operators.</p>
+    </>
+  );
+}
+
+/**
+ * Allow-list mode on the operator settings page (issue 50, item 1; docs/api.md, "Allow-list
+ * mode"): when on, only the servers listed here federate, in and out. Beside the block list, which
+ * still applies to a listed server.
+ */
+export function DomainAllowList() {
+  const [list, setList] = useState<DomainAllows | null>(null);
+  const [domain, setDomain] = useState('');
+  const [comment, setComment] = useState('');
+  const [status, setStatus] = useState<SaveState | null>(null);
+  const acting = useSubmit((err) => setStatus({ error: true, text: errorText(err, 'That did not work. Please try again.') }));
+
+  useEffect(() => {
+    getDomainAllows()
+      .then(setList)
+      .catch((err: unknown) => setStatus({ error: true, text: errorText(err, 'That did not work. Please try again.') }));
+  }, []);
+
+  async function toggle(enabled: boolean) {
+    if (enabled && list?.allows.length === 0 && !window.confirm('No server is on the allow list: turning it on stops federation with every server. Turn it on?')) return;
+    setStatus(null);
+    await acting.run(async () => {
+      setList(await setAllowListMode(enabled));
+      setStatus({ error: false, text: enabled ? 'Allow-list mode is on: only the servers listed here federate.' : 'Allow-list mode is off.' });
+    });
+  }
+
+  async function add(e: React.FormEvent) {
+    e.preventDefault();
+    setStatus(null);
+    await acting.run(async () => {
+      setList(await allowDomain(domain, comment));
+      setStatus({ error: false, text: `${domain.trim()} is on the allow list.` });
+      setDomain('');
+      setComment('');
+    });
+  }
+
+  async function remove(name: string) {
+    setStatus(null);
+    await acting.run(async () => {
+      setList(await disallowDomain(name));
+      setStatus({ error: false, text: `${name} is off the allow list.` });
+    });
+  }
+
+  return (
+    <>
+      <h3 className={styles.subheading}>Allowed servers</h3>
+      <form className={form.card} onSubmit={add} aria-label="Allow a server">
+        <SwitchRow
+          label="Allow-list mode"
+          hint="Only the servers listed here federate: others' deliveries are refused, nothing is sent to them, and search does not look them up."
+          checked={list?.enabled ?? false}
+          onChange={(on) => void toggle(on)}
+          disabled={list === null}
+          busy={acting.busy}
+          labelClassName={styles.label}
+          hintClassName={styles.hint}
+        />
+        <label className={form.field}>
+          <span className={form.label}>Server to allow</span>
+          <input
+            className={form.input}
+            value={domain}
+            onChange={(e) => setDomain(e.target.value)}
+            placeholder="friends.example"
+            autoCapitalize="none"
+            autoCorrect="off"
+            spellCheck={false}
+            required
+          />
+        </label>
+        <label className={form.field}>
+          <span className={form.label}>Note for operators</span>
+          <input className={form.input} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} />
+        </label>
+        <SaveStatus status={status} />
+        <button type="submit" className={buttons.secondary} disabled={acting.busy}>
+          Allow server
+        </button>
+      </form>
+      {list === null ? null : list.allows.length === 0 ? (
+        <p className={rows.none}>No server is on the allow list.</p>
+      ) : (
+        <ul className={rows.rows} aria-label="Allowed servers">
+          {list.allows.map((a) => (
+            <li key={a.domain} className={rows.row}>
+              <div className={rows.rowText}>
+                <strong>{a.domain}</strong>
+                {a.comment && <span className={rows.meta}>note: {a.comment}</span>}
+              </div>
+              <button type="button" className={buttons.secondary} onClick={() => void remove(a.domain)} disabled={acting.busy} aria-label={`Take ${a.domain} off the allow list`}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
     </>
   );
 }

@@ -7,7 +7,7 @@ import { SwitchRow } from '@/components/switch-row';
 import { getFederation, setFederation, type FederationStatus } from '@/lib/api/registration';
 import { formatCount, postTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
-import { DomainBlocks } from './domain-blocks';
+import { DomainAllowList, DomainBlocks } from './domain-blocks';
 import { Figure } from './figure';
 import admin from './admin-page.module.css';
 import styles from './federation-settings.module.css';
@@ -117,6 +117,7 @@ function FederationBody({ status, busy, error, onChange, onBlocksChanged }: Fede
       </div>
       {!never && <FederationFigures status={status} />}
       <DomainBlocks onChange={onBlocksChanged} />
+      <DomainAllowList />
     </>
   );
 }

@@ -46,6 +46,15 @@ export const liftDomainBlock = (domain: string) =>
   request<Done>(`/api/admin/federation/blocks/${encodeURIComponent(domain)}`, { method: 'DELETE' });
 export const importDomainBlocks = (csv: string) =>
   request<Static<typeof answers.DomainBlockImported>>('/api/admin/federation/blocks/import', { method: 'POST', body: { csv } });
+/** Allow-list mode and its list (docs/api.md, "Allow-list mode"). */
+export type DomainAllows = Static<typeof answers.DomainAllows>;
+export const getDomainAllows = () => request<DomainAllows>('/api/admin/federation/allows');
+export const allowDomain = (domain: string, comment: string) =>
+  request<DomainAllows>('/api/admin/federation/allows', { method: 'PUT', body: { domain, comment } });
+export const disallowDomain = (domain: string) =>
+  request<DomainAllows>(`/api/admin/federation/allows/${encodeURIComponent(domain)}`, { method: 'DELETE' });
+export const setAllowListMode = (enabled: boolean) =>
+  request<DomainAllows>('/api/admin/federation/allow-list', { method: 'PUT', body: { enabled } });
 /** Mastodon's CSV of the list, as a file to save. */
 export async function exportDomainBlocks(): Promise<Blob> {
   return (await call('/api/admin/federation/blocks/export', {}, 'text/csv')).blob();
