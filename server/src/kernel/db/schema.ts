@@ -589,6 +589,11 @@ export const instanceSettings = sqliteTable('instance_settings', {
    * or off in the environment overrides it; unset, this decides.
    */
   federationEnabled: integer('federation_enabled').notNull().default(0),
+  /**
+   * Authorized fetch (server/src/federation/fetch-access.ts): 1 serves people's objects only to
+   * signed requests from servers not suspended, as Mastodon's secure mode does.
+   */
+  federationAuthorizedFetch: integer('federation_authorized_fetch').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
 });
 
