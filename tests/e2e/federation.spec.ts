@@ -214,3 +214,34 @@ test("A's operator suspends B: its person and his post are gone from her server;
   await search.search(bobThere);
   await expect(page.getByRole('link', { name: bobThere })).toHaveCount(0);
 });
+
+test("A's operator turns authorized fetch on: her posts go only to signed requests; the switch stays as she left it", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken } = walked!;
+  const [a] = [servers[0]!];
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+    const context = await browser.newContext({ baseURL: a.origin, viewport });
+    await giveSession(context, aliceToken, a.origin);
+    const page = await context.newPage();
+    await page.goto('/app/admin/settings');
+    const authorized = page.getByRole('switch', { name: 'Authorized fetch' });
+    await expect(authorized).not.toBeChecked();
+    await expect(page.getByText('Any server may read the public posts')).toBeVisible();
+    await authorized.click();
+    await expect(authorized).toBeChecked();
+    await expect(page.getByText('Posts and comments here are given only to servers that sign their requests')).toBeVisible();
+    // What another server now gets for her outbox, unsigned.
+    const me = (await (await fetch(`${a.origin}/api/me`, { headers: { authorization: `Bearer ${aliceToken}` } })).json()) as { username: string };
+    const actor = await fetch(`${a.origin}/app/profile/${me.username}`, { headers: { accept: 'application/activity+json' }, redirect: 'manual' });
+    const actorUrl = new URL(actor.headers.get('location')!, a.origin).href;
+    expect((await fetch(actorUrl, { headers: { accept: 'application/activity+json' } })).status).toBe(200);
+    expect((await fetch(`${actorUrl}/outbox`, { headers: { accept: 'application/activity+json' } })).status).toBe(401);
+    await page.reload();
+    await expect(page.getByRole('switch', { name: 'Authorized fetch' })).toBeChecked();
+    await page.getByRole('switch', { name: 'Authorized fetch' }).scrollIntoViewIfNeeded();
+    await shot(page, `authorized-fetch-${viewport.width}`);
+    await page.getByRole('switch', { name: 'Authorized fetch' }).click();
+    await expect(page.getByRole('switch', { name: 'Authorized fetch' })).not.toBeChecked();
+    await context.close();
+  }
+});

@@ -147,6 +147,8 @@ export const FederationStatus = Type.Object({
   setBy: Type.Union([Type.Literal('environment'), Type.Literal('operator')]),
   /** Why it cannot be turned on with this server's public address ('' when it can). */
   unavailable: Type.String(),
+  /** People's objects are served only to signed requests from servers not suspended. */
+  authorizedFetch: Type.Boolean(),
   /** How people here are found from other servers: @name@<this>. */
   handleHost: Type.String(),
   servers: Type.Array(

@@ -70,6 +70,16 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
   );
 
+  // Authorized fetch (fetch-access.ts): { enabled } as the switch above takes it.
+  fastify.put(
+    '/federation/authorized-fetch',
+    { schema: { body: FederationChange, response: { 200: FederationStatus, ...writeErrors, 403: ErrorBody } } },
+    async (request) => {
+      federationSwitch.setAuthorizedFetch(request.body.enabled, { id: request.user.id, username: request.user.username });
+      return status();
+    },
+  );
+
   // Blocks of other servers (issue 50, item 1; docs/api.md, "Blocking servers").
   const { blocks } = federationSwitch;
   const operator = (request: { user: { id: number; username: string } }) => ({ id: request.user.id, username: request.user.username });

@@ -15,7 +15,8 @@ import { Temporal } from '@js-temporal/polyfill';
 import { LruMap } from '../kernel/lru.js';
 import { thumbKey } from '../kernel/storage/media-keys.js';
 import type { FederatedPerson, FederationRepository, KeyAlgorithm, StoredKeyPair } from './federation-repository.js';
-import { registerFollowInbox, type FollowBook } from './follow-activities.js';
+import { registerFollowInbox, type FollowActivitiesDeps, type FollowBook } from './follow-activities.js';
+import type { MayFetch } from './fetch-access.js';
 import type { RemoteActors } from './remote-actors.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
 import { createOf, registerPostObjects } from './post-activities.js';
@@ -68,6 +69,10 @@ export interface FederationDeps {
   allowPrivateAddress: boolean;
   /** Failed deliveries, for the operator page. */
   failures: DeliveryFailures;
+  /** Who may fetch a person's objects: blocks either way, authorized fetch (fetch-access.ts). */
+  mayFetch: MayFetch;
+  /** A remote person's Block of one of ours, or its Undo (moderation/blocks-repository.ts). */
+  blockedFrom: FollowActivitiesDeps['blockedFrom'];
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -201,15 +206,18 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
       return { items, nextCursor: page.length === OUTBOX_PAGE && last ? `${last.createdAt}.${last.id}` : null };
     })
     .setFirstCursor(() => 'newest')
-    .setCounter((_ctx, identifier) => personOf(identifier)?.publicPostCount ?? null);
+    .setCounter((_ctx, identifier) => personOf(identifier)?.publicPostCount ?? null)
+    .authorize(deps.mayFetch);
   federation
     .setFollowersDispatcher(paths.followers, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
-    .setCounter((_ctx, identifier) => personOf(identifier)?.followerCount ?? null);
+    .setCounter((_ctx, identifier) => personOf(identifier)?.followerCount ?? null)
+    .authorize(deps.mayFetch);
   federation
     .setFollowingDispatcher(paths.following, (_ctx, identifier) => (personOf(identifier) ? { items: [] } : null))
-    .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null);
+    .setCounter((_ctx, identifier) => personOf(identifier)?.followingCount ?? null)
+    .authorize(deps.mayFetch);
 
-  registerPostObjects(federation, { origin, repo: deps.posts, log: deps.log });
+  registerPostObjects(federation, { origin, repo: deps.posts, log: deps.log, mayFetch: deps.mayFetch });
   const interactions = createInteractions(federation, {
     origin,
     remoteActors: deps.remoteActors,
@@ -217,12 +225,14 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     ourPosts: deps.posts,
     social: deps.social,
     log: deps.log,
+    mayFetch: deps.mayFetch,
   });
   const listeners = registerFollowInbox(federation, paths.inboxTemplate, paths.sharedInbox, {
     remoteActors: deps.remoteActors,
     follows: deps.follows,
     isPerson: (identifier) => personOf(identifier) !== undefined,
     undoLike: (undo, like) => interactions.incoming.undoLike(undo, like),
+    blockedFrom: deps.blockedFrom,
     log: deps.log,
   });
   registerPostInbox(listeners, { ...deps.remote, comments: interactions.incoming, remoteActors: deps.remoteActors, log: deps.log });

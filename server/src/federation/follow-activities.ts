@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Context, Federation, InboxContext, InboxListenerSetters } from '@fedify/fedify';
-import { Accept, Follow, isActor, Like, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
-import type { FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
+import { Accept, Block, Follow, isActor, Like, Reject, Undo, type Actor, type Recipient } from '@fedify/vocab';
+import type { BlockFederation, FederatedBlock, FederatedFollow, IncomingFollow } from '../social/follows-repository.js';
 import { reachable, RemoteActorRefused, type RemoteActorInput, type RemoteActors } from './remote-actors.js';
 import { hostPort, publicAddress } from './safe-fetch.js';
 
@@ -21,6 +21,8 @@ export interface FollowActivitiesDeps {
   isPerson(identifier: string): boolean;
   /** An Undo of a Like (interactions.ts): one Undo listener serves both. */
   undoLike(undo: Undo, like: Like): void;
+  /** A remote person's Block of one of ours, or its Undo (moderation/blocks-repository.ts): the follows it ended, to tell. */
+  blockedFrom(remoteId: number, localId: number, block: boolean): BlockFederation;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -64,7 +66,7 @@ export function registerFollowInbox(
   const { remoteActors, follows, log } = deps;
 
   /** The remote actor who sent `activity`, as a users row; null for one we do not take. */
-  const senderOf = async (ctx: InboxContext<void>, activity: Follow | Undo | Accept | Reject): Promise<{ id: number; actor: Actor } | null> => {
+  const senderOf = async (ctx: InboxContext<void>, activity: Follow | Undo | Accept | Reject | Block): Promise<{ id: number; actor: Actor } | null> => {
     const actor = await activity.getActor({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
     const input = actor && isActor(actor) ? await actorInput(actor) : null;
     if (!actor || !input || ctx.parseUri(input.uri) !== null) return null;
@@ -107,9 +109,25 @@ export function registerFollowInbox(
       const answer = { id: new URL(`${ctx.getActorUri(identifier).href}#${outcome}/${Date.now()}`), actor: ctx.getActorUri(identifier), object: follow };
       await ctx.sendActivity({ identifier }, sender.actor, outcome === 'accepted' ? new Accept(answer) : new Reject(answer));
     })
+    // Mastodon's Block: they stop seeing each other here too, and the follows between them end,
+    // each told back as Mastodon tells it (an Undo of ours, a Reject of theirs).
+    .on(Block, async (ctx, block) => {
+      const localId = ourPerson(ctx, block.objectId);
+      if (localId === null) return;
+      const sender = await senderOf(ctx, block);
+      if (!sender) return;
+      await tell(ctx, deps.blockedFrom(sender.id, localId, true));
+    })
     .on(Undo, async (ctx, undo) => {
       const object = await undo.getObject({ documentLoader: ctx.documentLoader, contextLoader: ctx.contextLoader });
       if (object instanceof Like) return deps.undoLike(undo, object);
+      if (object instanceof Block) {
+        if (object.actorId?.href !== undo.actorId?.href) return;
+        const localId = ourPerson(ctx, object.objectId);
+        const remoteId = undo.actorId ? remoteActors.idOf(undo.actorId) : undefined;
+        if (localId !== null && remoteId !== undefined) deps.blockedFrom(remoteId, localId, false);
+        return;
+      }
       if (!(object instanceof Follow) || object.actorId?.href !== undo.actorId?.href) return;
       const localId = ourPerson(ctx, object.objectId);
       const remoteId = undo.actorId ? remoteActors.idOf(undo.actorId) : undefined;
@@ -123,6 +141,11 @@ export function registerFollowInbox(
     });
 
   return listeners;
+
+  /** What a block of theirs ended here, told to their server (their follows' Reject, our Undo). */
+  async function tell(ctx: Context<void>, federate: BlockFederation): Promise<void> {
+    for (const f of federate) if ('activityUri' in f) await sendFollowActivity(ctx, remoteActors, f);
+  }
 
   /** Their answer to one of our Follows, from the person it asked (the answer's signer is its actor). */
   function answered(ctx: InboxContext<void>, activity: Accept | Reject, act: 'accept' | 'reject'): void {
@@ -158,6 +181,22 @@ export async function sendFollowActivity(ctx: Context<void>, remoteActors: Remot
       : f.act === 'undo'
         ? new Undo({ id: new URL(`${me.href}#undo/${theirs}/${at}`), actor: me, object: followActivity })
         : new (f.act === 'accept' ? Accept : Reject)({ id: new URL(`${me.href}#${f.act === 'accept' ? 'accepted' : 'refused'}/${at}`), actor: me, object: followActivity });
+  await ctx.sendActivity({ identifier }, recipient, activity);
+}
+
+/**
+ * Tells another server that one of our people blocked one of theirs, or no longer does: Mastodon's
+ * `Block` (which its server takes as "hide us from each other"), or its `Undo` with the Block
+ * embedded. The Block's id is made from the block row (its time), so its Undo names the same one.
+ */
+export async function sendBlockActivity(ctx: Context<void>, remoteActors: RemoteActors, b: FederatedBlock): Promise<void> {
+  const them = remoteActors.recipient(b.blockedId);
+  if (!them) return;
+  const identifier = String(b.blockerId);
+  const me = ctx.getActorUri(identifier);
+  const recipient: Recipient = { id: new URL(them.uri), inboxId: new URL(them.inbox), endpoints: null };
+  const block = new Block({ id: new URL(`${me.href}#blocks/${b.blockedId}/${b.at}`), actor: me, object: new URL(them.uri) });
+  const activity = b.act === 'block' ? block : new Undo({ id: new URL(`${me.href}#blocks/${b.blockedId}/${b.at}/undo`), actor: me, object: block });
   await ctx.sendActivity({ identifier }, recipient, activity);
 }
 

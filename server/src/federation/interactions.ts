@@ -1,4 +1,4 @@
-import type { Context, Federation, InboxContext } from '@fedify/fedify';
+import type { Context, Federation, InboxContext, RequestContext } from '@fedify/fedify';
 import { Create, Delete, Like, Mention, Note, Object as APObject, PUBLIC_COLLECTION, Tombstone, Undo, type Recipient } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import { HttpError } from '../kernel/errors.js';
@@ -26,6 +26,8 @@ export interface InteractionsDeps {
   ourPosts: FederatedPostsRepository;
   social: SocialForFederation;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Who may fetch a person's objects (fetch-access.ts): their comments' Notes ask it too. */
+  mayFetch?: (ctx: RequestContext<void>, identifier: string) => Promise<boolean>;
 }
 
 const OUR_POST = /^\/users\/([1-9][0-9]{0,14})\/posts\/([1-9][0-9]{0,14})$/;
@@ -197,7 +199,7 @@ export function createInteractions(federation: Federation<void>, deps: Interacti
       return null;
     }
     return commentNote(ctx.getActorUri(String(c.userId)), new URL(commentPath(c.userId, c.id), origin), c, post, postAuthor, isPublic);
-  });
+  }).authorize((ctx, values) => deps.mayFetch?.(ctx, values.identifier) ?? true);
 
   /** Sends every waiting event, in order (drain.ts). */
   const drain = serialDrain(() => {

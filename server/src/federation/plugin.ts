@@ -4,10 +4,11 @@ import fp from 'fastify-plugin';
 import { conflict } from '../kernel/errors.js';
 import type { Operator } from '../kernel/moderation-log.js';
 import { APP_VERSION } from '../kernel/version.js';
-import type { FederatedFollow } from '../social/follows-repository.js';
+import type { FederatedBlock, FederatedFollow } from '../social/follows-repository.js';
 import { createDeliveryFailures, type DeliveryFailures } from './delivery-failures.js';
 import { createFederationRepository } from './federation-repository.js';
 import { createFederationSettings } from './federation-settings.js';
+import { createFetchAccess, unauthorizedResponse, type MayFetch } from './fetch-access.js';
 import { createDomainBlocks, type DomainBlock, type DomainBlockInput, type DomainBlocks } from './domain-blocks.js';
 import { createRateLimit, signerHost } from './inbox-limits.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
@@ -21,8 +22,8 @@ export interface FederationHandle {
   federation: Federation<void>;
   kv: KvStore;
   queue: MessageQueue;
-  /** Tells the other servers of follows that cross servers, once their write has committed. */
-  deliver(follows: FederatedFollow | readonly FederatedFollow[] | undefined): Promise<void>;
+  /** Tells the other servers of follows (and blocks: moderation/blocks-repository.ts) that cross servers, once their write has committed. */
+  deliver(follows: FederatedFollow | ReadonlyArray<FederatedFollow | FederatedBlock> | undefined): Promise<void>;
   /**
    * A search term naming someone on another server: their name@host once found and kept, else
    * null. Their recent public posts are then read in the background (backfill.ts).
@@ -39,12 +40,16 @@ export interface FederationState {
   setBy: 'environment' | 'operator';
   /** Why it cannot be turned on with this PUBLIC_URL ('' when it can). */
   unavailable: string;
+  /** Objects served only to signed requests from servers not suspended (fetch-access.ts). */
+  authorizedFetch: boolean;
 }
 
 export interface FederationSwitch {
   state(): FederationState;
   /** The operator's switch: 409 when the environment fixes it or PUBLIC_URL cannot federate. */
   set(enabled: boolean, op: Operator): Promise<FederationState>;
+  /** Authorized fetch, on or off (settable while federation is off too). */
+  setAuthorizedFetch(on: boolean, op: Operator): FederationState;
   /** Failed and waiting deliveries (kept while off too: what waits is sent once it is on again). */
   deliveries: DeliveryFailures;
   /** The operator's blocks of other servers (domain-blocks.ts); settable while off too. */
@@ -120,6 +125,7 @@ export default fp(
     const settings = createFederationSettings(database.sqlite);
     const deliveries = createDeliveryFailures(database.sqlite);
     const blocks = createDomainBlocks(database.sqlite);
+    const mayFetch = createFetchAccess(database.sqlite, { authorizedFetch: () => settings.authorizedFetch(), suspended: (host) => blocks.suspended(host) });
     const remotePeople = database.sqlite.prepare<[], { id: number; host: string }>(
       'SELECT id, host FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
     );
@@ -137,6 +143,7 @@ export default fp(
       enabled: on,
       setBy: forced === null ? 'operator' : 'environment',
       unavailable,
+      authorizedFetch: settings.authorizedFetch(),
     });
 
     let running: Running | null = null;
@@ -147,7 +154,7 @@ export default fp(
 
     const turnOn = async () => {
       // Built once, on the first turn on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-      running ??= await start(fastify, deliveries, blocks);
+      running ??= await start(fastify, deliveries, blocks, mayFetch);
       on = true;
       if (ready) running.startWorkers();
     };
@@ -171,6 +178,10 @@ export default fp(
         });
         switching = run.catch(() => {});
         await run;
+        return state();
+      },
+      setAuthorizedFetch(on, op) {
+        if (on !== settings.authorizedFetch()) settings.setAuthorizedFetch(on, op);
         return state();
       },
       deliveries,
@@ -212,7 +223,7 @@ export default fp(
       await running?.close();
     });
   },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social', 'moderation'] },
 );
 
 interface Running {
@@ -229,9 +240,9 @@ interface Running {
 }
 
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
-async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks): Promise<Running> {
+async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks, mayFetch: MayFetch): Promise<Running> {
   const { config, database } = fastify;
-  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
+  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendBlockActivity, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
     await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
@@ -290,6 +301,8 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     },
     allowPrivateAddress: allowedPrivateHosts.length > 0,
     failures,
+    mayFetch,
+    blockedFrom: (remoteId, localId, block) => fastify.blocks.fromAnotherServer(remoteId, localId, block),
     log: fastify.log,
   });
   const context = () => federation.createContext(new URL(origin), undefined);
@@ -333,6 +346,10 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
         if (items === undefined) return;
         for (const item of Array.isArray(items) ? items : [items as FederatedFollow]) {
           try {
+            if (item.act === 'block' || item.act === 'unblock') {
+              await sendBlockActivity(context(), remoteActors, item);
+              continue;
+            }
             await sendFollowActivity(context(), remoteActors, item);
             // Their recent posts, for their profile and, once they accept, the feed.
             if (item.act === 'follow') backfill.followed(context(), item.followeeId);
@@ -403,6 +420,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
         contextData: undefined,
         onNotFound: () => PASS,
         onNotAcceptable: () => browserPage(path),
+        onUnauthorized: unauthorizedResponse,
       });
       if (response === PASS) return;
       return reply.send(response);

@@ -1,4 +1,4 @@
-import type { Context, Federation } from '@fedify/fedify';
+import type { Context, Federation, RequestContext } from '@fedify/fedify';
 import { Create, Delete, Hashtag, Image, Mention, Note, PUBLIC_COLLECTION, Tombstone, Update, type Recipient } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import type { FederatedPost, FederatedPostsRepository, FollowerInbox, PostEvent } from './federated-posts-repository.js';
@@ -15,6 +15,8 @@ export interface PostActivitiesDeps {
   origin: string;
   repo: FederatedPostsRepository;
   log: { warn(obj: object, msg: string): void };
+  /** Who may fetch a person's objects (fetch-access.ts): the posts' Notes ask it too. */
+  mayFetch?: (ctx: RequestContext<void>, identifier: string) => Promise<boolean>;
 }
 
 export const escapeHtml = (text: string) =>
@@ -116,7 +118,7 @@ export function registerPostObjects(federation: Federation<void>, deps: PostActi
     // A private account's posts are for its followers, whom a plain fetch does not name: refused (404).
     if (!post || post.shareable !== 1 || post.userId !== Number(values.identifier) || post.isPrivate === 1) return null;
     return noteOf(ctx, post, deps.repo, deps.origin);
-  });
+  }).authorize((ctx, values) => deps.mayFetch?.(ctx, values.identifier) ?? true);
 }
 
 /** The followers' inboxes as Fedify's recipients: the shared inbox where a server offers one (sendActivity's preferSharedInbox). */

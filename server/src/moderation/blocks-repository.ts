@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest, notFound } from '../kernel/errors.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
-import type { FollowsRepository } from '../social/follows-repository.js';
+import type { BlockFederation, FederatedBlock, FollowsRepository } from '../social/follows-repository.js';
 
 /** One block as its maker sees it: no name when it was made on an anonymous post. */
 export interface BlockRow {
@@ -64,46 +64,52 @@ export function createBlocksRepository(
     FROM blocks b JOIN users u ON u.id = b.blocked_id
     WHERE b.blocker_id = ? AND u.deleted_at IS NULL
     ORDER BY b.created_at DESC, b.id DESC`);
-  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number; postId: number | null }>(
-    'SELECT id, blocked_id AS blockedId, post_id AS postId FROM blocks WHERE id = @id AND blocker_id = @blocker',
+  const own = sqlite.prepare<{ id: number; blocker: number }, { id: number; blockedId: number; postId: number | null; createdAt: number }>(
+    'SELECT id, blocked_id AS blockedId, post_id AS postId, created_at AS createdAt FROM blocks WHERE id = @id AND blocker_id = @blocker',
   );
+  const isRemote = sqlite.prepare<[number], number>('SELECT host IS NOT NULL FROM users WHERE id = ?').pluck();
+  /** The Block (or its Undo) for the other's server, when they are on one and the blocker is ours. */
+  const told = (act: FederatedBlock['act'], blocker: number, blocked: number, at: number): FederatedBlock[] =>
+    isRemote.get(blocked) === 1 && isRemote.get(blocker) === 0 ? [{ act, blockerId: blocker, blockedId: blocked, at }] : [];
 
-  const addNamed = (blocker: number, blocked: number): void => {
+  const addNamed = (blocker: number, blocked: number): BlockFederation => {
     const found = existingNamed.get({ blocker, blocked });
     if (found) {
       // Blocked again by name: from now on they may be shown by name in the list.
       if (found.viaAnonymousPost === 1) makeNamed.run(found.id);
-      return;
+      return [];
     }
     counters.blockNotified(blocker, blocked, -1);
-    insertNamed.run({ blocker, blocked, now: Date.now() });
+    const now = Date.now();
+    insertNamed.run({ blocker, blocked, now });
     countBoth.run({ a: blocker, b: blocked, delta: 1 });
     // A follow either way goes, with its counters, and a waiting follow request either way (social's rows).
-    follows.endBetween(blocker, blocked);
+    return [...follows.endBetween(blocker, blocked), ...told('block', blocker, blocked, now)];
   };
 
-  const lift = sqlite.transaction((blockId: number, blocker: number): boolean => {
+  /** Lifts one of `blocker`'s blocks: null when they have no such block. */
+  const lift = sqlite.transaction((blockId: number, blocker: number): BlockFederation | null => {
     live.assert(blocker);
     const row = own.get({ id: blockId, blocker });
-    if (!row) return false;
+    if (!row) return null;
     remove.run(row.id);
     if (row.postId !== null) {
       countOne.run({ a: blocker, delta: -1 });
-      return true;
+      return [];
     }
     countBoth.run({ a: blocker, b: row.blockedId, delta: -1 });
     counters.blockNotified(blocker, row.blockedId, 1);
-    return true;
+    return told('unblock', blocker, row.blockedId, row.createdAt);
   });
 
-  const byName = sqlite.transaction((me: number, username: string, block: boolean) => {
+  const byName = sqlite.transaction((me: number, username: string, block: boolean): BlockFederation => {
     live.assert(me);
     const other = namedTarget(me, username);
     if (block) return addNamed(me, other);
     const row = existingNamed.get({ blocker: me, blocked: other });
-    if (row) lift(row.id, me);
+    return row ? (lift(row.id, me) ?? []) : [];
   });
-  const authorOf = sqlite.transaction((me: number, postId: number) => {
+  const authorOf = sqlite.transaction((me: number, postId: number): BlockFederation => {
     live.assert(me);
     const post = posts.findVisible(postId, me);
     if (!post) throw notFound('This post does not exist.');
@@ -113,6 +119,20 @@ export function createBlocksRepository(
     if (insertForPost.run({ blocker: me, blocked: post.userId, post: post.id, now: Date.now() }).changes === 1) {
       countOne.run({ a: me, delta: 1 });
     }
+    return [];
+  });
+
+  /**
+   * Someone on another server blocked (or unblocked) one of our people, by their `Block` (or its
+   * `Undo`), as Mastodon takes one: a block by name between the two here, so they stop seeing each
+   * other, with the follows between them ended (what their server must be told of those, as
+   * Mastodon tells it). The same block again changes nothing.
+   */
+  const fromAnotherServer = sqlite.transaction((remote: number, local: number, block: boolean): BlockFederation => {
+    if (isRemote.get(remote) !== 1 || isRemote.get(local) !== 0 || !live.exists(remote) || !live.exists(local)) return [];
+    if (block) return addNamed(remote, local).filter((f) => f.act !== 'block' && f.act !== 'unblock');
+    const row = existingNamed.get({ blocker: remote, blocked: local });
+    return row ? (lift(row.id, remote) ?? []) : [];
   });
 
   /** Someone the caller may block by name: they exist for the caller (see users-repository's publicProfile). */
@@ -126,12 +146,15 @@ export function createBlocksRepository(
   }
 
   return {
+    /** Each answers what another server must be told once committed (federation/plugin.ts, deliver). */
     blockByName: (me: number, username: string) => byName.immediate(me, username, true),
     unblockByName: (me: number, username: string) => byName.immediate(me, username, false),
     /** Blocks the author of a post the caller can see; the answer never says who it is. */
     blockAuthorOf: (me: number, postId: number) => authorOf.immediate(me, postId),
-    /** false when the caller has no block with this id. */
+    /** null when the caller has no block with this id. */
     unblock: (blockId: number, me: number) => lift.immediate(blockId, me),
+    /** A remote person's Block or Undo of one against one of ours (federation/follow-activities.ts). */
+    fromAnotherServer: (remoteId: number, localId: number, block: boolean) => fromAnotherServer.immediate(remoteId, localId, block),
     list(me: number): BlockRow[] {
       return list.all(me).map(({ viaAnonymousPost, ...row }) =>
         viaAnonymousPost === 1 ? { ...row, username: null, pictureKey: null } : row,

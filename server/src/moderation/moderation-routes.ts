@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { Me, ReportReason, ReportReceipt } from '../contract/api-shapes.js';
 import { Blocked, Blocks, Notices } from '../contract/answers.js';
 import { REPORT_RECEIVED } from './moderation-repository.js';
+import type { BlockFederation } from '../social/follows-repository.js';
 import { parseId } from '../kernel/paging.js';
 import { cleanText } from '../kernel/text.js';
 import { pictureUrl } from '../kernel/views.js';
@@ -25,6 +26,11 @@ export function cleanNote(raw: string | undefined, what: string, required = fals
 /** Who the caller is to this server, reports, blocking, and the notices of what operators removed. */
 const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { blocks, moderation, writes } = fastify;
+  // A block of someone on another server is told to it once committed (Block, Undo, and the
+  // follows it ended: federation/plugin.ts); nothing is sent while federation is off.
+  const told = async (federate: BlockFederation): Promise<void> => {
+    if (federate.length > 0) await fastify.federation?.deliver(federate);
+  };
 
   fastify.get('/me', { config: { allowSuspended: true }, schema: { response: { 200: Me, ...errors } } }, async (request) => {
     const suspension = request.user.suspendedAt === null ? undefined : moderation.suspensionOf(request.user.id);
@@ -72,7 +78,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/account/:username/block',
     { schema: { params: UsernameParams, response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
-      await writes.run(() => blocks.blockByName(request.user.id, request.params.username.trim()));
+      await told(await writes.run(() => blocks.blockByName(request.user.id, request.params.username.trim())));
       return { blocked: true };
     },
   );
@@ -81,7 +87,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     '/account/:username/block',
     { schema: { params: UsernameParams, response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
-      await writes.run(() => blocks.unblockByName(request.user.id, request.params.username.trim()));
+      await told(await writes.run(() => blocks.unblockByName(request.user.id, request.params.username.trim())));
       return { blocked: false };
     },
   );
@@ -91,7 +97,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     { schema: { params: Type.Object({ postId: IdParam }), response: { 200: Blocked, ...writeErrors } } },
     async (request) => {
       const postId = parseId(request.params.postId, 'postId');
-      await writes.run(() => blocks.blockAuthorOf(request.user.id, postId));
+      await told(await writes.run(() => blocks.blockAuthorOf(request.user.id, postId)));
       return { blocked: true };
     },
   );
@@ -112,6 +118,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       const blockId = parseId(request.params.blockId, 'blockId');
       const lifted = await writes.run(() => blocks.unblock(blockId, request.user.id));
       if (!lifted) throw notFound('You have no such block.');
+      await told(lifted);
       return { blocked: false };
     },
   );

@@ -24,6 +24,21 @@ export interface FederatedFollow {
   activityUri: string;
 }
 
+/**
+ * A block by name between one of our people and someone on another server, to be told to their
+ * server once committed (moderation/blocks-repository.ts makes it, federation/plugin.ts delivers it): Mastodon's `Block`, or its `Undo`.
+ * `at` is the block's created_at, which names the activity (follow-activities.ts, sendBlockActivity).
+ */
+export interface FederatedBlock {
+  act: 'block' | 'unblock';
+  blockerId: number;
+  blockedId: number;
+  at: number;
+}
+
+/** What a block or its lifting tells other servers: the follows it ended, then the Block or its Undo. */
+export type BlockFederation = Array<FederatedFollow | FederatedBlock>;
+
 /** What a remote person's Follow of one of our people became (federation/federation.ts answers it). */
 export type IncomingFollow = 'accepted' | 'requested' | 'refused';
 
@@ -233,18 +248,23 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
 
   // A block ends what links the two (moderation/blocks-repository.ts): a follow either way, with
   // the counters it moved (as unfollow), and a waiting follow request either way (docs/api.md,
-  // "Private accounts").
+  // "Private accounts"). A follow that crossed servers is told to the other one as Mastodon's
+  // block does: our Undo of our person's Follow, our Reject of theirs.
   const followEnded = sqlite.prepare<{ follower: number; followee: number }, number>(
     'DELETE FROM follows WHERE follower_id = @follower AND followee_id = @followee RETURNING 1',
   ).pluck();
-  const requestsEnded = sqlite.prepare<{ a: number; b: number }>(
-    'DELETE FROM follow_requests WHERE (requester_id = @a AND target_id = @b) OR (requester_id = @b AND target_id = @a)',
-  );
-  const endBetween = (a: number, b: number): void => {
+  const endBetween = (a: number, b: number): FederatedFollow[] => {
+    const federate: FederatedFollow[] = [];
     for (const [follower, followee] of [[a, b], [b, a]] as const) {
-      if (followEnded.get({ follower, followee }) !== undefined) counters.followBlocked(follower, followee);
+      const followed = followEnded.get({ follower, followee }) !== undefined;
+      if (followed) counters.followBlocked(follower, followee);
+      const asked = removeRequest.get(follower, followee) !== undefined;
+      if (!followed && !asked) continue;
+      const [followerRemote, followeeRemote] = [remoteState.get(follower)?.remote === 1, remoteState.get(followee)?.remote === 1];
+      if (followerRemote === followeeRemote) continue;
+      federate.push({ act: followeeRemote ? 'undo' : 'reject', followerId: follower, followeeId: followee, activityUri: takeActivity(follower, followee) });
     }
-    requestsEnded.run({ a, b });
+    return federate;
   };
 
   /**
@@ -315,7 +335,10 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     setPrivate: (me: number, makePrivate: boolean) => privacy.immediate(me, makePrivate),
     isPrivate: (me: number) => isPrivate.get(me) === 1,
     unfollow: (followerId: number, username: string) => change.immediate(followerId, username, false),
-    /** Inside the caller's transaction (a block): no follow and no follow request is left between `a` and `b`. */
+    /**
+     * Inside the caller's transaction (a block): no follow and no follow request is left between `a`
+     * and `b`; what the other server must be told of those that crossed servers.
+     */
     endBetween,
     /**
      * The followers of `userId` (a profile the viewer may see: users-repository's publicProfile),

@@ -602,6 +602,11 @@ export const instanceSettings = sqliteTable('instance_settings', {
    * federation_domain_allows federate, in and out.
    */
   federationAllowList: integer('federation_allow_list').notNull().default(0),
+  /**
+   * Authorized fetch (server/src/federation/fetch-access.ts): 1 serves people's objects only to
+   * signed requests from servers not suspended, as Mastodon's secure mode does.
+   */
+  federationAuthorizedFetch: integer('federation_authorized_fetch').notNull().default(0),
   updatedAt: integer('updated_at').notNull(),
 });
 

@@ -7,6 +7,7 @@ import { SwitchRow } from '@/components/switch-row';
 import { getFederation, setFederation, type FederationStatus } from '@/lib/api/registration';
 import { formatCount, postTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
+import { AuthorizedFetch } from './authorized-fetch';
 import { DomainAllowList, DomainBlocks } from './domain-blocks';
 import { Figure } from './figure';
 import admin from './admin-page.module.css';
@@ -68,6 +69,7 @@ export function FederationSettings() {
           error={switching.error}
           onChange={(next) => void change(next)}
           onBlocksChanged={() => void load()}
+          onStatus={setStatus}
         />
       )}
     </section>
@@ -81,9 +83,11 @@ interface FederationBodyProps {
   onChange: (on: boolean) => void;
   /** A block changed who is known here: the figures are read again. */
   onBlocksChanged: () => void;
+  /** A setting below the switch saved: the page shows what the server answered. */
+  onStatus: (next: FederationStatus) => void;
 }
 
-function FederationBody({ status, busy, error, onChange, onBlocksChanged }: FederationBodyProps) {
+function FederationBody({ status, busy, error, onChange, onBlocksChanged, onStatus }: FederationBodyProps) {
   const locked = status.setBy === 'environment';
   const cannot = !status.enabled && status.unavailable !== '';
   const hint = locked
@@ -115,6 +119,7 @@ function FederationBody({ status, busy, error, onChange, onBlocksChanged }: Fede
           </p>
         )}
       </div>
+      <AuthorizedFetch status={status} onStatus={onStatus} />
       {!never && <FederationFigures status={status} />}
       <DomainBlocks onChange={onBlocksChanged} />
       <DomainAllowList />

@@ -35,6 +35,9 @@ export const revokeInvite = (id: number) => request<Done>(`/api/invites/${id}`, 
 export type FederationStatus = Static<typeof answers.FederationStatus>;
 export const getFederation = () => request<FederationStatus>('/api/admin/federation');
 export const setFederation = (enabled: boolean) => request<FederationStatus>('/api/admin/federation', { method: 'PUT', body: { enabled } });
+/** Authorized fetch on or off (docs/api.md, "Federation on the operator page"). */
+export const setAuthorizedFetch = (enabled: boolean) =>
+  request<FederationStatus>('/api/admin/federation/authorized-fetch', { method: 'PUT', body: { enabled } });
 
 /** Blocks of other servers (docs/api.md, "Blocking servers"). */
 export type DomainBlock = Static<typeof answers.DomainBlockView>;

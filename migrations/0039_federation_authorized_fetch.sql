@@ -1,0 +1,1 @@
+ALTER TABLE `instance_settings` ADD `federation_authorized_fetch` integer DEFAULT 0 NOT NULL;
