@@ -4,8 +4,8 @@ import type { RequestContext } from '@fedify/fedify';
 export interface FetchAccessDeps {
   /** The operator's authorized fetch (federation-settings.ts): only signed requests are served. */
   authorizedFetch(): boolean;
-  /** Whether a host's server is suspended (domain-blocks.ts). */
-  suspended(host: string): boolean;
+  /** Whether a host's server may not federate: suspended, or off the list in allow-list mode (domain-blocks.ts). */
+  refused(host: string): boolean;
 }
 
 const IDENTIFIER = /^[1-9][0-9]{0,14}$/;
@@ -19,7 +19,8 @@ const IDENTIFIER = /^[1-9][0-9]{0,14}$/;
  *   their actor fetched only when the person has a block at all (users.block_count), so everyone
  *   else's fetches cost what they did.
  * - With authorized fetch on (issue 50, item 1; Mastodon's "secure mode"), only signed requests
- *   are served, and none signed by a suspended server's key. The actor documents (people's and
+ *   are served, and none signed by the key of a server that may not federate (suspended, or off the
+ *   list in allow-list mode). The actor documents (people's and
  *   the instance actor's) are not asked about: other servers need them to verify our signatures.
  *
  * Refused requests get 401 unsigned and 403 signed (plugin.ts, onUnauthorized).
@@ -38,7 +39,7 @@ export function createFetchAccess(sqlite: Database.Database, deps: FetchAccessDe
     if (!strict && !personal) return true;
     const key = await ctx.getSignedKey();
     if (!key?.id) return !strict;
-    if (strict && deps.suspended(key.id.host)) return false;
+    if (strict && deps.refused(key.id.host)) return false;
     if (!personal) return true;
     const owner = await ctx.getSignedKeyOwner();
     // A signature whose owner cannot be had counts as none.

@@ -40,7 +40,7 @@ export interface FederationState {
   setBy: 'environment' | 'operator';
   /** Why it cannot be turned on with this PUBLIC_URL ('' when it can). */
   unavailable: string;
-  /** Objects served only to signed requests from servers not suspended (fetch-access.ts). */
+  /** Objects served only to signed requests from servers that may federate (fetch-access.ts). */
   authorizedFetch: boolean;
 }
 
@@ -125,7 +125,7 @@ export default fp(
     const settings = createFederationSettings(database.sqlite);
     const deliveries = createDeliveryFailures(database.sqlite);
     const blocks = createDomainBlocks(database.sqlite);
-    const mayFetch = createFetchAccess(database.sqlite, { authorizedFetch: () => settings.authorizedFetch(), suspended: (host) => blocks.suspended(host) });
+    const mayFetch = createFetchAccess(database.sqlite, { authorizedFetch: () => settings.authorizedFetch(), refused: (host) => blocks.refused(host) });
     const remotePeople = database.sqlite.prepare<[], { id: number; host: string }>(
       'SELECT id, host FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
     );
