@@ -13,6 +13,7 @@ import { createRateLimit, signerHost } from './inbox-limits.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
+import { createRemoteMedia, type RemoteMedia } from './remote-media.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
 import { createSqliteMessageQueue } from './sqlite-message-queue.js';
 
@@ -63,6 +64,8 @@ declare module 'fastify' {
     /** ActivityPub (federation.ts); null while federation is off, when no federation route answers. */
     federation: FederationHandle | null;
     federationSwitch: FederationSwitch;
+    /** Remote media's cap and retention (remote-media.ts); there while federation is off too. */
+    remoteMedia: RemoteMedia;
   }
 }
 /**
@@ -119,6 +122,9 @@ export default fp(
     const settings = createFederationSettings(database.sqlite);
     const deliveries = createDeliveryFailures(database.sqlite);
     const blocks = createDomainBlocks(database.sqlite);
+    const remoteMedia = createRemoteMediaOf(fastify, blocks);
+    fastify.decorate('remoteMedia', remoteMedia);
+    fastify.missingMedia.handler = remoteMedia.missing;
     const remotePeople = database.sqlite.prepare<[], { id: number; host: string }>(
       'SELECT id, host FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
     );
@@ -146,7 +152,7 @@ export default fp(
 
     const turnOn = async () => {
       // Built once, on the first turn on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-      running ??= await start(fastify, deliveries, blocks);
+      running ??= await start(fastify, deliveries, blocks, remoteMedia);
       on = true;
       if (ready) running.startWorkers();
     };
@@ -198,18 +204,50 @@ export default fp(
       if (!on || request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/api/')) return;
       running!.drain();
     });
+    // Remote media past its retention is dropped hourly, while federation is off too (what was kept stays counted).
+    let mediaSweep: NodeJS.Timeout | undefined;
+    const sweepMedia = () =>
+      void remoteMedia.sweep().catch((err: Error) => fastify.log.warn({ err: err.message }, 'remote media: the retention sweep failed'));
     fastify.addHook('onReady', async () => {
       ready = true;
       if (on) running!.startWorkers();
+      sweepMedia();
+      mediaSweep = setInterval(sweepMedia, MEDIA_SWEEP_MS).unref();
     });
     fastify.addHook('preClose', async () => {
       ready = false;
+      clearInterval(mediaSweep);
       await switching;
       await running?.stopWorkers();
     });
   },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'media', 'posts', 'social'] },
 );
+
+/** How often remote media past its retention is looked for. */
+const MEDIA_SWEEP_MS = 3_600_000;
+
+/**
+ * Remote media (remote-media.ts) on this server's storage: a dropped photo is fetched again through
+ * the same guarded fetch as the first time (remote-posts.ts, fetchImage; loaded on the first refetch,
+ * so that Fedify's vocabulary is not loaded while federation is off), unless its server is now
+ * suspended or its media rejected, and made again by the same pipeline, in the image queue.
+ */
+function createRemoteMediaOf(fastify: FastifyInstance, blocks: DomainBlocks): RemoteMedia {
+  const { config } = fastify;
+  const { maxBytes } = config.uploads;
+  return createRemoteMedia(fastify.database.sqlite, {
+    storage: fastify.storage,
+    async fetchOriginal(url) {
+      const block = blocks.of(url.host);
+      if (block && (block.severity === 'suspend' || block.rejectMedia)) return null;
+      const { fetchImage } = await import('./remote-posts.js');
+      return fetchImage(url, config.federation.allowedPrivateHosts, maxBytes);
+    },
+    process: (bytes) => fastify.postWrites.renditionsFromAnotherServer(bytes),
+    log: fastify.log,
+  });
+}
 
 interface Running {
   handle: FederationHandle;
@@ -223,7 +261,7 @@ interface Running {
 }
 
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
-async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks): Promise<Running> {
+async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks, remoteMedia: RemoteMedia): Promise<Running> {
   const { config, database } = fastify;
   const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
     await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
@@ -273,6 +311,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       allowedPrivateHosts,
       rejectsMedia,
       maxImageBytes: config.uploads.maxBytes,
+      remoteMedia,
       removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
     social: {
@@ -283,6 +322,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     },
     allowPrivateAddress: allowedPrivateHosts.length > 0,
     failures,
+    retryFirstDelayMs: config.federation.retryFirstDelayMs,
     log: fastify.log,
   });
   const context = () => federation.createContext(new URL(origin), undefined);
@@ -296,6 +336,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     allowedPrivateHosts,
     rejectsMedia,
     maxImageBytes: config.uploads.maxBytes,
+    remoteMedia,
     log: fastify.log,
   });
 
