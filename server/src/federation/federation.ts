@@ -66,6 +66,8 @@ export interface FederationDeps {
   allowPrivateAddress: boolean;
   /** Failed deliveries, for the operator page. */
   failures: DeliveryFailures;
+  /** The wait before a failed delivery's first retry (FEDERATION_RETRY_FIRST_DELAY_MS). */
+  retryFirstDelayMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -95,7 +97,7 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     allowPrivateAddress: deps.allowPrivateAddress,
     // Retries over days, and every failed attempt kept for the operator page (delivery-failures.ts).
     outboxRetryPolicy: ({ attempts }) => {
-      const ms = outboxRetryDelayMs(attempts);
+      const ms = outboxRetryDelayMs(attempts, Math.random, deps.retryFirstDelayMs);
       return ms === null ? null : Temporal.Duration.from({ milliseconds: ms });
     },
     onOutboxError: (error) => deps.failures.record(error),
