@@ -177,6 +177,29 @@ export const FederationStatus = Type.Object({
 });
 export const FederationChange = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
+/**
+ * GET /api/admin/federation/media (and PUT's answer): remote media's cap and retention, and what it
+ * takes now (issue 50, item 5; federation/remote-media.ts).
+ */
+export const RemoteMediaUse = Type.Object({
+  /** Bytes the renditions of other servers' photos and pictures may take; 0: no cap. */
+  capBytes: Type.Integer(),
+  /** Days they are kept before they are dropped, to be fetched again when viewed; 0: kept. */
+  retentionDays: Type.Integer(),
+  storedBytes: Type.Integer(),
+  /** Photos stored. */
+  stored: Type.Integer(),
+  /** Photos dropped, fetched again when someone views them. */
+  dropped: Type.Integer(),
+});
+export const RemoteMediaChange = Type.Object(
+  {
+    capBytes: Type.Integer({ minimum: 0, maximum: 2 ** 50 }),
+    retentionDays: Type.Integer({ minimum: 0, maximum: 3650 }),
+  },
+  { additionalProperties: false },
+);
+
 /** A block of another server, as the operator page lists it (docs/api.md, "Blocking servers"). */
 export const DomainBlockView = Type.Object({
   domain: Type.String(),

@@ -267,6 +267,7 @@ export const ModerationAction = Type.Object({
     Type.Literal('withdraw_invite'),
     Type.Literal('make_reset_link'),
     Type.Literal('change_federation'),
+    Type.Literal('change_remote_media'),
     Type.Literal('block_server'),
     Type.Literal('unblock_server'),
     Type.Literal('allow_server'),

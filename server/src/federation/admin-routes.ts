@@ -12,6 +12,8 @@ import {
   DomainBlockSaved,
   FederationChange,
   FederationStatus,
+  RemoteMediaChange,
+  RemoteMediaUse,
 } from '../contract/answers.js';
 import { ErrorBody, errors, writeErrors } from '../kernel/route-schemas.js';
 import { createFederationOverview } from './federation-overview.js';
@@ -78,6 +80,14 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       federationSwitch.setAuthorizedFetch(request.body.enabled, { id: request.user.id, username: request.user.username });
       return status();
     },
+  );
+
+  // Remote media's cap and retention, and what it takes now (issue 50, item 5; remote-media.ts).
+  fastify.get('/federation/media', { schema: { response: { 200: RemoteMediaUse, ...errors, 403: ErrorBody } } }, async () => fastify.remoteMedia.use());
+  fastify.put(
+    '/federation/media',
+    { schema: { body: RemoteMediaChange, response: { 200: RemoteMediaUse, ...writeErrors, 403: ErrorBody } } },
+    async (request) => fastify.remoteMedia.setSettings(request.body, { id: request.user.id, username: request.user.username }),
   );
 
   // Blocks of other servers (issue 50, item 1; docs/api.md, "Blocking servers").

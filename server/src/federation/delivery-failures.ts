@@ -12,10 +12,13 @@ import { runningMessage } from './sqlite-message-queue.js';
  */
 export const OUTBOX_RETRY = { initialDelayMs: 30_000, factor: 2, maxDelayMs: 12 * 3_600_000, maxAttempts: 16 } as const;
 
-/** The wait before retry number `attempts + 1`, or null to give up; `random` in [0, 1) adds up to 100% jitter. */
-export function outboxRetryDelayMs(attempts: number, random: () => number = Math.random): number | null {
+/**
+ * The wait before retry number `attempts + 1`, or null to give up; `random` in [0, 1) adds up to
+ * 100% jitter. `initialDelayMs` is FEDERATION_RETRY_FIRST_DELAY_MS (kernel/config.ts).
+ */
+export function outboxRetryDelayMs(attempts: number, random: () => number = Math.random, initialDelayMs: number = OUTBOX_RETRY.initialDelayMs): number | null {
   if (attempts >= OUTBOX_RETRY.maxAttempts - 1) return null;
-  const base = Math.min(OUTBOX_RETRY.initialDelayMs * OUTBOX_RETRY.factor ** attempts, OUTBOX_RETRY.maxDelayMs);
+  const base = Math.min(initialDelayMs * OUTBOX_RETRY.factor ** attempts, OUTBOX_RETRY.maxDelayMs);
   return Math.min(Math.round(base * (1 + random())), OUTBOX_RETRY.maxDelayMs);
 }
 

@@ -73,6 +73,8 @@ export interface FederationDeps {
   mayFetch: MayFetch;
   /** A remote person's Block of one of ours, or its Undo (moderation/blocks-repository.ts). */
   blockedFrom: FollowActivitiesDeps['blockedFrom'];
+  /** The wait before a failed delivery's first retry (FEDERATION_RETRY_FIRST_DELAY_MS). */
+  retryFirstDelayMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -102,7 +104,7 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
     allowPrivateAddress: deps.allowPrivateAddress,
     // Retries over days, and every failed attempt kept for the operator page (delivery-failures.ts).
     outboxRetryPolicy: ({ attempts }) => {
-      const ms = outboxRetryDelayMs(attempts);
+      const ms = outboxRetryDelayMs(attempts, Math.random, deps.retryFirstDelayMs);
       return ms === null ? null : Temporal.Duration.from({ milliseconds: ms });
     },
     onOutboxError: (error) => deps.failures.record(error),

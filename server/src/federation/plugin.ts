@@ -15,6 +15,7 @@ import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFetchGuard, type FetchGuard } from './safe-fetch.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
+import { createRemoteMedia, type RemoteMedia } from './remote-media.js';
 import { createSqliteKvStore } from './sqlite-kv-store.js';
 import { createSqliteMessageQueue } from './sqlite-message-queue.js';
 
@@ -69,6 +70,8 @@ declare module 'fastify' {
     /** ActivityPub (federation.ts); null while federation is off, when no federation route answers. */
     federation: FederationHandle | null;
     federationSwitch: FederationSwitch;
+    /** Remote media's cap and retention (remote-media.ts); there while federation is off too. */
+    remoteMedia: RemoteMedia;
   }
 }
 /**
@@ -126,6 +129,13 @@ export default fp(
     const deliveries = createDeliveryFailures(database.sqlite);
     const blocks = createDomainBlocks(database.sqlite);
     const mayFetch = createFetchAccess(database.sqlite, { authorizedFetch: () => settings.authorizedFetch(), refused: (host) => blocks.refused(host) });
+    // One fetch guard per server (safe-fetch.ts), made when first needed: by federation turned on,
+    // or by a remote photo fetched again on view (which may happen while federation is off).
+    let guard: FetchGuard | undefined;
+    const fetchGuard = () => (guard ??= createFetchGuard({ allowedPrivateHosts: config.federation.allowedPrivateHosts }));
+    const remoteMedia = createRemoteMediaOf(fastify, blocks, fetchGuard);
+    fastify.decorate('remoteMedia', remoteMedia);
+    fastify.missingMedia.handler = remoteMedia.missing;
     const remotePeople = database.sqlite.prepare<[], { id: number; host: string }>(
       'SELECT id, host FROM users WHERE host IS NOT NULL AND deleted_at IS NULL',
     );
@@ -154,7 +164,7 @@ export default fp(
 
     const turnOn = async () => {
       // Built once, on the first turn on: importing Fedify and its JSON-LD stack took 1.5-1.9 s and 72 MB here.
-      running ??= await start(fastify, deliveries, blocks, mayFetch);
+      running ??= await start(fastify, deliveries, blocks, mayFetch, remoteMedia, fetchGuard());
       on = true;
       if (ready) running.startWorkers();
     };
@@ -210,21 +220,53 @@ export default fp(
       if (!on || request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/api/')) return;
       running!.drain();
     });
+    // Remote media past its retention is dropped hourly, while federation is off too (what was kept stays counted).
+    let mediaSweep: NodeJS.Timeout | undefined;
+    const sweepMedia = () =>
+      void remoteMedia.sweep().catch((err: Error) => fastify.log.warn({ err: err.message }, 'remote media: the retention sweep failed'));
     fastify.addHook('onReady', async () => {
       ready = true;
       if (on) running!.startWorkers();
+      sweepMedia();
+      mediaSweep = setInterval(sweepMedia, MEDIA_SWEEP_MS).unref();
     });
     fastify.addHook('preClose', async () => {
       ready = false;
+      clearInterval(mediaSweep);
       await switching;
       await running?.stopWorkers();
     });
     fastify.addHook('onClose', async () => {
-      await running?.close();
+      await guard?.close();
     });
   },
-  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'posts', 'social', 'moderation'] },
+  { name: 'federation', dependencies: ['kernel', 'registration', 'people', 'media', 'posts', 'social', 'moderation'] },
 );
+
+/** How often remote media past its retention is looked for. */
+const MEDIA_SWEEP_MS = 3_600_000;
+
+/**
+ * Remote media (remote-media.ts) on this server's storage: a dropped photo is fetched again through
+ * the same guarded fetch as the first time (remote-posts.ts, fetchImage; loaded on the first refetch,
+ * so that Fedify's vocabulary is not loaded while federation is off), unless its server is now
+ * suspended or its media rejected, and made again by the same pipeline, in the image queue.
+ */
+function createRemoteMediaOf(fastify: FastifyInstance, blocks: DomainBlocks, fetchGuard: () => FetchGuard): RemoteMedia {
+  const { config } = fastify;
+  const { maxBytes } = config.uploads;
+  return createRemoteMedia(fastify.database.sqlite, {
+    storage: fastify.storage,
+    async fetchOriginal(url) {
+      if (blocks.refused(url.host) || blocks.of(url.host)?.rejectMedia) return null;
+      const { fetchImage } = await import('./remote-posts.js');
+      // In the guard's federation scope: outside one, guardedFetch refuses (safe-fetch.ts).
+      return fetchGuard().run(() => fetchImage(url, config.federation.allowedPrivateHosts, maxBytes));
+    },
+    process: (bytes) => fastify.postWrites.renditionsFromAnotherServer(bytes),
+    log: fastify.log,
+  });
+}
 
 interface Running {
   handle: FederationHandle;
@@ -235,19 +277,23 @@ interface Running {
   startWorkers(): void;
   /** Stops them, after sending what the event tables hold; resolves once the queue's listener has ended. */
   stopWorkers(): Promise<void>;
-  /** Closes the fetch guard's connections (the server is closing). */
-  close(): Promise<void>;
 }
 
 /** Builds the federation (Fedify, its listeners and workers) on the server's database and services. */
-async function start(fastify: FastifyInstance, failures: DeliveryFailures, blocks: DomainBlocks, mayFetch: MayFetch): Promise<Running> {
+async function start(
+  fastify: FastifyInstance,
+  failures: DeliveryFailures,
+  blocks: DomainBlocks,
+  mayFetch: MayFetch,
+  remoteMedia: RemoteMedia,
+  guard: FetchGuard,
+): Promise<Running> {
   const { config, database } = fastify;
   const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendBlockActivity, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
     await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
-  const guard = createFetchGuard({ allowedPrivateHosts });
   const repository = createFederationRepository(database.sqlite);
   const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts, (host) => blocks.of(host)?.severity === 'limit');
   const posts = createFederatedPostsRepository(database.sqlite);
@@ -291,6 +337,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       allowedPrivateHosts,
       rejectsMedia,
       maxImageBytes: config.uploads.maxBytes,
+      remoteMedia,
       removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
     social: {
@@ -303,6 +350,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     failures,
     mayFetch,
     blockedFrom: (remoteId, localId, block) => fastify.blocks.fromAnotherServer(remoteId, localId, block),
+    retryFirstDelayMs: config.federation.retryFirstDelayMs,
     log: fastify.log,
   });
   const context = () => federation.createContext(new URL(origin), undefined);
@@ -316,6 +364,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     allowedPrivateHosts,
     rejectsMedia,
     maxImageBytes: config.uploads.maxBytes,
+    remoteMedia,
     log: fastify.log,
   });
 
@@ -457,7 +506,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
  * actors, objects and photos), lookups, backfill and the event drains. Timers and promises started
  * inside keep the scope.
  */
-function inScope(guard: FetchGuard, running: Omit<Running, 'close'>): Running {
+function inScope(guard: FetchGuard, running: Running): Running {
   const { handle } = running;
   return {
     handle: {
@@ -470,7 +519,6 @@ function inScope(guard: FetchGuard, running: Omit<Running, 'close'>): Running {
     drain: () => guard.run(() => running.drain()),
     startWorkers: () => guard.run(() => running.startWorkers()),
     stopWorkers: () => guard.run(() => running.stopWorkers()),
-    close: () => guard.close(),
   };
 }
 

@@ -8,6 +8,7 @@ import { ALBUM_MAX_PHOTOS, ALT_TEXT_MAX_LENGTH, CAPTION_MAX_LENGTH, CONTENT_WARN
 import type { PostFromAnotherServer } from '../posts/post-writes-service.js';
 import { reachable, RemoteActorRefused, type RemoteActors } from './remote-actors.js';
 import type { RemotePostsRepository } from './remote-posts-repository.js';
+import type { RemoteMedia } from './remote-media.js';
 import { guardedFetch } from './safe-fetch.js';
 
 /** What federation asks of posts/ for a post of another server (posts/post-writes-service.ts). */
@@ -47,6 +48,8 @@ export interface RemotePostsDeps {
   rejectsMedia: (host: string) => boolean;
   /** The largest photo taken (UPLOAD_MAX_BYTES, as for an upload). */
   maxImageBytes: number;
+  /** Their photos and pictures as stored, counted against the remote-media cap (remote-media.ts). */
+  remoteMedia: Pick<RemoteMedia, 'record' | 'afterStored'>;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -154,8 +157,9 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
         warning: '',
         createdAt: Date.now(),
         isProfilePicture: true,
-        onInserted: () => {},
+        onInserted: (postId, stored) => deps.remoteMedia.record(postId, stored.map((p) => ({ mediaKey: p.mediaKey, url: icon.href, bytes: p.storedBytes }))),
       });
+      await keptWithinCap(deps);
     } catch (err) {
       // Not an image we can read, or they were removed meanwhile: no picture, as before.
       log.info({ user: userId, icon: icon.href, reason: (err as Error).message }, 'federation: a picture we could not take');
@@ -235,7 +239,7 @@ export function registerPostInbox(listeners: InboxListenerSetters<void>, deps: R
     });
 }
 
-export type NoteKeeperDeps = Pick<RemotePostsDeps, 'remotePosts' | 'allowedPrivateHosts' | 'rejectsMedia' | 'maxImageBytes' | 'log'> & {
+export type NoteKeeperDeps = Pick<RemotePostsDeps, 'remotePosts' | 'allowedPrivateHosts' | 'rejectsMedia' | 'maxImageBytes' | 'remoteMedia' | 'log'> & {
   posts: Pick<PostsFromAnotherServer, 'createFromAnotherServer'>;
 };
 
@@ -264,13 +268,17 @@ export async function keepNote(
     return false;
   }
   const photos: PostFromAnotherServer['photos'] = [];
+  /** Each kept photo's address, in order: a dropped one is fetched again from there (remote-media.ts). */
+  const urls: string[] = [];
   for await (const attachment of note.getAttachments(loaders)) {
     if (photos.length === ALBUM_MAX_PHOTOS) break;
     if (!(attachment instanceof Document) || (attachment.mediaType && !attachment.mediaType.startsWith('image/'))) continue;
     const url = attachment.url instanceof URL ? attachment.url : attachment.url?.href;
     if (!url) continue;
     const bytes = await fetchImage(url, deps.allowedPrivateHosts, deps.maxImageBytes);
-    if (bytes) photos.push({ bytes, altText: attachment.name?.toString() ?? '' });
+    if (!bytes) continue;
+    photos.push({ bytes, altText: attachment.name?.toString() ?? '' });
+    urls.push(url.href);
   }
   if (photos.length === 0) {
     log.info({ note: note.id.href }, 'federation: a post without a photo we could take is not kept');
@@ -285,10 +293,27 @@ export async function keepNote(
     warning: note.summary?.toString() ?? '',
     // Never in the future: a wrong clock there must not pin a post to the top of the feed.
     createdAt: Math.min(published, Date.now()),
-    onInserted: (postId) => remotePosts.record(postId, note.id!.href, isPublicNote(note)),
+    onInserted: (postId, stored) => {
+      remotePosts.record(postId, note.id!.href, isPublicNote(note));
+      deps.remoteMedia.record(postId, stored.map((p, i) => ({ mediaKey: p.mediaKey, url: urls[i]!, bytes: p.storedBytes })));
+    },
   });
+  await keptWithinCap(deps);
   return true;
 }
 
 /** Whether a Note is addressed to everyone (not to followers only, nor a direct message). */
 export const isPublicNote = (note: Note): boolean => [...note.toIds, ...note.ccIds].some((u) => u.href === PUBLIC_COLLECTION.href);
+
+/**
+ * The remote-media cap applied after a post or picture of another server was stored (the oldest
+ * dropped first, remote-media.ts). A storage error there is logged: the post is kept, and the
+ * activity that brought it is not failed for it.
+ */
+async function keptWithinCap(deps: Pick<RemotePostsDeps, 'remoteMedia' | 'log'>): Promise<void> {
+  try {
+    await deps.remoteMedia.afterStored();
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'remote media: the cap could not be applied');
+  }
+}

@@ -98,6 +98,12 @@ export interface FederationConfig {
    * many) is spent; past it, 429 with Retry-After, which senders honour (federation/inbox-limits.ts).
    */
   inboxPerMinute: number;
+  /**
+   * FEDERATION_RETRY_FIRST_DELAY_MS: the wait before a failed delivery's first retry, doubled for
+   * each next one (federation/delivery-failures.ts); 30 s by default. Tests shorten it to see a
+   * retry arrive in seconds.
+   */
+  retryFirstDelayMs: number;
 }
 
 export const REGISTRATION_MODES = ['open', 'approval', 'invite', 'closed'] as const;
@@ -389,7 +395,13 @@ function federationConfig(env: Env, publicUrl: string): FederationConfig {
       throw new ConfigError(`FEDERATION_ALLOWED_PRIVATE_HOSTS takes host:port entries, like b.test:8443; got "${host}".`);
     }
   }
-  return { forced, unavailable, allowedPrivateHosts, inboxPerMinute: int(env, 'FEDERATION_INBOX_PER_MINUTE', 120, 1) };
+  return {
+    forced,
+    unavailable,
+    allowedPrivateHosts,
+    inboxPerMinute: int(env, 'FEDERATION_INBOX_PER_MINUTE', 120, 1),
+    retryFirstDelayMs: int(env, 'FEDERATION_RETRY_FIRST_DELAY_MS', 30_000, 100),
+  };
 }
 
 /** SMTP_URL, checked at start so a typo is not found by the first person who lost a password. */

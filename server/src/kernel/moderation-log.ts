@@ -20,6 +20,8 @@ export type ActionName =
   | 'make_reset_link'
   // Federation's switch (federation/federation-settings.ts).
   | 'change_federation'
+  // Remote media's cap and retention (federation/remote-media.ts).
+  | 'change_remote_media'
   // Blocks of other servers (federation/domain-blocks.ts).
   | 'block_server'
   | 'unblock_server'

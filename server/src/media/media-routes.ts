@@ -8,11 +8,14 @@ import type { MediaService } from './media-service.js';
 import { displayJpeg } from './images/pipeline.js';
 import type { Limiter } from './images/limiter.js';
 import { LruMap } from '../kernel/lru.js';
+import { PLACEHOLDER_WEBP } from '../kernel/storage/media-keys.js';
 
 export interface MediaRoutesOptions {
   service: MediaService;
   /** Where image work waits its turn (media/plugin.ts): a JPEG is made there too. */
   limiter: Limiter;
+  /** A rendition not stored: true when it is being fetched again, and a placeholder is served meanwhile (media/plugin.ts, missingMedia). */
+  missing: (mediaKey: string) => boolean;
 }
 
 /**
@@ -29,7 +32,7 @@ const JPEG_CACHE = 16;
 
 // The writes here share the API's per-user write budget, which kernel/security.ts
 // sets on every write route under /api/ (one mechanism, in one place).
-const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service, limiter }) => {
+const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { service, limiter, missing }) => {
   const fastify = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   fastify.post(
@@ -80,7 +83,14 @@ const mediaRoutes: FastifyPluginAsync<MediaRoutesOptions> = async (instance, { s
     if (!match) throw notFound('No such image.');
     const key = `media/${match[1]}/${match[2]}.webp`;
     const found = await service.openMedia(key);
-    if (!found) throw notFound('No such image.');
+    if (!found) {
+      // A remote photo dropped past the cap or its retention (federation/remote-media.ts): a
+      // placeholder, never cached, while it is fetched again; the next view gets the photo.
+      if (match[2] !== 'blur' && missing(match[1]!)) {
+        return reply.header('content-type', 'image/webp').header('cache-control', 'no-store').send(PLACEHOLDER_WEBP);
+      }
+      throw notFound('No such image.');
+    }
     return reply
       .header('content-type', 'image/webp')
       .header('content-length', found.size)

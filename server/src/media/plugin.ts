@@ -14,6 +14,11 @@ declare module 'fastify' {
     imageLimiter: Limiter;
     /** Runs the orphan sweep now (it also runs at start-up and hourly). */
     sweepOrphanUploads(now?: number): Promise<{ rows: number; files: number }>;
+    /**
+     * Asked when a rendition under /media/ is not stored: true when it is a remote photo dropped
+     * to be fetched again (federation/remote-media.ts sets it), and a placeholder is served meanwhile.
+     */
+    missingMedia: { handler: ((mediaKey: string) => boolean) | null };
   }
 }
 
@@ -64,7 +69,9 @@ export default fp(
       await running?.catch(() => {});
     });
 
-    await fastify.register(mediaRoutes, { service, limiter });
+    const missingMedia: { handler: ((mediaKey: string) => boolean) | null } = { handler: null };
+    fastify.decorate('missingMedia', missingMedia);
+    await fastify.register(mediaRoutes, { service, limiter, missing: (mediaKey) => missingMedia.handler?.(mediaKey) ?? false });
   },
   { name: 'media', dependencies: ['kernel', 'people'] },
 );

@@ -44,8 +44,11 @@ export interface PostFromAnotherServer {
   createdAt: number;
   /** Their profile picture (the actor's icon, federation/remote-posts.ts), not a post: shown on their profile only. */
   isProfilePicture?: boolean;
-  /** Run in the insert's transaction with the new post's id. */
-  onInserted: (id: number) => void;
+  /**
+   * Run in the insert's transaction with the new post's id and its photos as stored, in order
+   * (federation/remote-media.ts counts them against the remote-media cap).
+   */
+  onInserted: (id: number, stored: { mediaKey: string; storedBytes: number }[]) => void;
 }
 
 /** The new post as JSON text of the Post schema, written by the Post writer (posts/page-json.ts). */
@@ -349,7 +352,7 @@ export function createPostWritesService(deps: PostWritesDeps) {
             morePhotos: more.map(({ storedBytes: _bytes, ...photo }) => photo),
             ...(input.sensitive && blurKey !== null && { sensitive: { warning: clip(cleanText(input.warning), CONTENT_WARNING_MAX_LENGTH), blurKey } }),
             fromAnotherServer: true,
-            onInserted: input.onInserted,
+            onInserted: (id) => input.onInserted(id, photos.map(({ mediaKey, storedBytes }) => ({ mediaKey, storedBytes }))),
           },
           0,
         );
@@ -360,6 +363,15 @@ export function createPostWritesService(deps: PostWritesDeps) {
         for (const mediaKey of written) for (const key of allMediaKeys(mediaKey)) await media.removeStored(key);
         throw err;
       }
+    },
+
+    /**
+     * A photo of another server's, dropped here past the remote-media cap or retention, made again
+     * from its original by the same pipeline, in the same image queue (federation/remote-media.ts).
+     */
+    async renditionsFromAnotherServer(bytes: Buffer): Promise<{ display: Buffer; thumb: Buffer; medium: Buffer | null }> {
+      const made = await limiter.run(async () => processImage(Readable.from([bytes]), { maxPixels, maxBytes }));
+      return { display: made.display, thumb: made.thumb, medium: made.medium?.data ?? null };
     },
 
     /** A post its author's server deleted (federation): removed here with its photos, likes and comments. */

@@ -509,8 +509,8 @@ export const moderationActions = sqliteTable(
     operatorName: text('operator_name').notNull(),
     action: text('action', {
       enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
-        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'block_server', 'unblock_server',
-        'allow_server', 'disallow_server', 'change_allow_list'],
+        'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'change_remote_media', 'block_server',
+        'unblock_server', 'allow_server', 'disallow_server', 'change_allow_list'],
     }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
@@ -607,6 +607,10 @@ export const instanceSettings = sqliteTable('instance_settings', {
    * signed requests from servers not suspended, as Mastodon's secure mode does.
    */
   federationAuthorizedFetch: integer('federation_authorized_fetch').notNull().default(0),
+  /** The most remote media's renditions may take, in bytes (0: no cap); federation/remote-media.ts. 5 GiB by default. */
+  remoteMediaCapBytes: integer('remote_media_cap_bytes').notNull().default(5 * 1024 ** 3),
+  /** Days a remote photo's renditions are kept before they are dropped, to be fetched again on view (0: kept). */
+  remoteMediaRetentionDays: integer('remote_media_retention_days').notNull().default(30),
   updatedAt: integer('updated_at').notNull(),
 });
 
@@ -955,3 +959,24 @@ export const federationDomainAllows = sqliteTable('federation_domain_allows', {
   comment: text('comment').notNull().default(''),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Each photo of a post from another server, and each remote profile picture (federation/remote-media.ts):
+ * the address it was fetched from, kept so that it can be fetched again once its renditions were
+ * dropped (the cap, or the retention period), and the size they take while stored. Goes with the post.
+ */
+export const remoteMedia = sqliteTable(
+  'remote_media',
+  {
+    mediaKey: text('media_key').primaryKey(),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** The stored renditions' bytes; 0 while dropped. */
+    bytes: integer('bytes').notNull(),
+    /** When its renditions were stored; null while dropped. */
+    storedAt: integer('stored_at'),
+  },
+  (t) => [index('remote_media_post').on(t.postId), index('remote_media_stored').on(t.storedAt)],
+);

@@ -21,3 +21,9 @@ export const mediumUrl = (mediaKey: string, mediumWidth: number): string | null 
  */
 export const blurKey = (key: string) => `media/${key}/blur.webp`;
 export const blurUrl = (key: string) => `/${blurKey(key)}`;
+
+/**
+ * What /media/ serves for a remote photo dropped to be fetched again (federation/remote-media.ts)
+ * until it is back: 4×3 pixels of a neutral grey, WebP, stretched to the photo's box.
+ */
+export const PLACEHOLDER_WEBP = Buffer.from('UklGRigAAABXRUJQVlA4IBwAAABQAQCdASoEAAMAAsBMJZwABDOAAP7w8atO7AAA', 'base64');

@@ -38,6 +38,7 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   withdraw_invite: 'Withdrew an invite link',
   make_reset_link: 'Made a password reset link for',
   change_federation: 'Turned federation',
+  change_remote_media: 'Set remote media to',
   block_server: 'Blocked the server',
   unblock_server: 'Lifted the block on',
   allow_server: 'Put on the allow list',
