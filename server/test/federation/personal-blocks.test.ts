@@ -9,7 +9,9 @@ import { followAcross, twoServers } from './two-servers.js';
 
 // One pair of servers for every case here (each set-up costs seconds): Alice and the operator Olga
 // on A, Bob on B. The cases run in order and each starts from where the one before left off.
-const { a, b } = await twoServers(t, { ADMIN_USERNAMES: 'olga' });
+// A third server, of Fedify alone, for authorized fetch (below): listed so that A may fetch its keys.
+const peer = await startPeer(t);
+const { a, b } = await twoServers(t, { ADMIN_USERNAMES: 'olga', FEDERATION_ALLOWED_PRIVATE_HOSTS: peer.host });
 const olga = await a.createUser('olga');
 const alice = await a.createUser('alice');
 const bob = await b.createUser('bob');
@@ -123,7 +125,6 @@ t.test('Alice blocks Bob of another server: his server is told, the follows end 
 });
 
 t.test('authorized fetch: objects only to signed requests from servers not suspended; actors stay fetchable', async (t) => {
-  const peer = await startPeer(t);
   const on = await asOlga('PUT', '/api/admin/federation/authorized-fetch', { enabled: true });
   t.equal(on.status, 200);
   t.equal(on.json.authorizedFetch, true);

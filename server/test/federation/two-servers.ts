@@ -7,13 +7,15 @@ import { freePort } from './peer.js';
  * verify every activity for real. Each may reach only the other's host:port on a private address
  * (FEDERATION_ALLOWED_PRIVATE_HOSTS). People are looked up by actor URL here: WebFinger handles go
  * over https, which the stack lane runs behind a TLS proxy (scripts/stack/federation-tls.ts).
+ * `env.FEDERATION_ALLOWED_PRIVATE_HOSTS` adds hosts (a test's own peers) to those two: the fetch
+ * guard (safe-fetch.ts) lets a server reach no other loopback host:port.
  */
 export async function twoServers(t: Teardown, env: Record<string, string> = {}) {
   const [portA, portB] = [await freePort(), await freePort()];
-  const hosts = `127.0.0.1:${portA},127.0.0.1:${portB}`;
+  const hosts = [`127.0.0.1:${portA}`, `127.0.0.1:${portB}`, ...(env.FEDERATION_ALLOWED_PRIVATE_HOSTS ? [env.FEDERATION_ALLOWED_PRIVATE_HOSTS] : [])].join(',');
   const start = async (port: number): Promise<TestApp & { origin: string; host: string }> => {
     const origin = `http://127.0.0.1:${port}`;
-    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts, ...env });
+    const app = await buildTestApp(t, { FEDERATION: 'on', PUBLIC_URL: origin, ...env, FEDERATION_ALLOWED_PRIVATE_HOSTS: hosts });
     await app.app.listen({ port, host: '127.0.0.1' });
     return { ...app, origin, host: `127.0.0.1:${port}` };
   };
