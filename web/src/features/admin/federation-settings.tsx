@@ -9,6 +9,7 @@ import { formatCount, postTime } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { DomainBlocks } from './domain-blocks';
 import { Figure } from './figure';
+import { RemoteMedia } from './remote-media';
 import admin from './admin-page.module.css';
 import styles from './federation-settings.module.css';
 
@@ -116,6 +117,7 @@ function FederationBody({ status, busy, error, onChange, onBlocksChanged }: Fede
         )}
       </div>
       {!never && <FederationFigures status={status} />}
+      {!never && <RemoteMedia />}
       <DomainBlocks onChange={onBlocksChanged} />
     </>
   );
