@@ -42,6 +42,9 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
     return sum;
   };
 
+  // Alice's profile picture on A: B keeps it as hers when it learns of her, and it counts too.
+  const picture = await createPost(a.app, alice.token, { s3Key: await upload(a.app, alice.token, await makeJpeg(120, 90)), isProfilePicture: true });
+  t.equal(picture.statusCode, 201);
   await followAcross(b, bob.token, a, alice);
   await eventually("Bob's follow is accepted", async () =>
     (await client(a.app, alice.token)('GET', '/api/account/alice/followers')).json.length === 1);
@@ -56,22 +59,26 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
     return rows().slice(-photos);
   };
 
-  await t.test('counted: each photo kept with its address on A and its renditions’ size; the operator page shows them', async (t) => {
+  await t.test('counted: each photo and her picture kept with its address on A and its renditions’ size; the operator page shows them', async (t) => {
+    await eventually('her picture is kept on B', () => rows().length === 1);
+    const [pictureRow] = rows();
+    t.equal(sqlite.prepare('SELECT is_profile_picture FROM posts WHERE id = ?').pluck().get(pictureRow!.postId), 1, 'her profile picture');
     const [first, second] = await alicePosts(2);
     t.ok(first && second);
-    for (const row of [first!, second!]) {
+    for (const row of [pictureRow!, first!, second!]) {
       t.ok(row.url.startsWith(`${a.origin}/media/`), 'the address it came from, on A');
       t.equal(row.bytes, await renditionBytes(row.mediaKey), 'its bytes are the renditions stored here');
       t.ok(row.storedAt !== null);
     }
     const use = await asOlga('GET', '/api/admin/federation/media');
     t.equal(use.status, 200);
-    t.same(use.json, { capBytes: 5 * 1024 ** 3, retentionDays: 30, storedBytes: first!.bytes + second!.bytes, stored: 2, dropped: 0 }, '5 GiB and 30 days by default');
+    const all = pictureRow!.bytes + first!.bytes + second!.bytes;
+    t.same(use.json, { capBytes: 5 * 1024 ** 3, retentionDays: 30, storedBytes: all, stored: 3, dropped: 0 }, '5 GiB and 30 days by default');
     t.equal((await asBob('GET', '/api/admin/federation/media')).status, 403, "an operator's page only");
 
     // A post of Bob's, here: not remote media, whatever its size.
     t.equal((await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(640, 480)), caption: 'mine' })).statusCode, 201);
-    t.same((await asOlga('GET', '/api/admin/federation/media')).json.storedBytes, first!.bytes + second!.bytes, 'a local post does not count');
+    t.same((await asOlga('GET', '/api/admin/federation/media')).json.storedBytes, all, 'a local post does not count');
   });
 
   await t.test('the operator sets the cap and retention; bad values are refused and change nothing', async (t) => {
@@ -87,16 +94,17 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
       t.ok(res.json.error && res.json.message, `${why}: a clear error`);
     }
     t.equal((await asBob('PUT', '/api/admin/federation/media', { capBytes: 0, retentionDays: 0 })).status, 403);
-    t.match((await asOlga('GET', '/api/admin/federation/media')).json, { capBytes: 5 * 1024 ** 3, retentionDays: 30, stored: 2 }, 'unchanged');
+    t.match((await asOlga('GET', '/api/admin/federation/media')).json, { capBytes: 5 * 1024 ** 3, retentionDays: 30, stored: 3 }, 'unchanged');
     const set = await asOlga('PUT', '/api/admin/federation/media', { capBytes: 0, retentionDays: 7 });
     t.equal(set.status, 200);
-    t.match(set.json, { capBytes: 0, retentionDays: 7, stored: 2, dropped: 0 }, 'no cap, 7 days: nothing is past them yet');
+    t.match(set.json, { capBytes: 0, retentionDays: 7, stored: 3, dropped: 0 }, 'no cap, 7 days: nothing is past them yet');
     const logged = sqlite.prepare("SELECT target FROM moderation_actions WHERE action = 'change_remote_media'").pluck().all();
     t.same(logged, ['no cap, kept 7 days'], 'in the moderation log');
   });
 
   await t.test('past its retention (a fake clock) a photo is dropped; viewed, a placeholder, then it is fetched again from A', async (t) => {
-    const [oldest] = rows();
+    // The oldest of her post's photos (her picture is older still).
+    const [, oldest] = rows();
     const later = createRemoteMedia(sqlite, {
       storage: b.app.storage,
       fetchOriginal: async () => null,
@@ -104,7 +112,7 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
         throw new Error('not used by the sweep');
       },
       log: { info: () => {}, warn: () => {} },
-      now: () => oldest!.storedAt! + 7 * DAY - 1,
+      now: () => Math.min(...rows().map((r) => r.storedAt!)) + 7 * DAY - 1,
     });
     t.equal(await later.sweep(), 0, 'a moment before 7 days: kept');
     const afterWeek = createRemoteMedia(sqlite, {
@@ -116,14 +124,14 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
       log: { info: () => {}, warn: () => {} },
       now: () => Math.max(...rows().map((r) => r.storedAt!)) + 7 * DAY + 1,
     });
-    t.equal(await afterWeek.sweep(), 2, 'past 7 days: both dropped');
+    t.equal(await afterWeek.sweep(), 3, 'past 7 days: her photos and her picture dropped');
     for (const row of rows()) {
       t.equal(row.storedAt, null);
       t.equal(row.bytes, 0);
       t.notOk(await stored(row.mediaKey), 'its renditions are gone from storage');
     }
     t.equal(sqlite.prepare('SELECT count(*) FROM posts WHERE id = ?').pluck().get(oldest!.postId), 1, 'the post keeps its row');
-    t.match((await asOlga('GET', '/api/admin/federation/media')).json, { storedBytes: 0, stored: 0, dropped: 2 });
+    t.match((await asOlga('GET', '/api/admin/federation/media')).json, { storedBytes: 0, stored: 0, dropped: 3 });
 
     // Bob opens his feed: the photo is asked for; a placeholder, never cached, while B fetches it again.
     const first = await view(oldest!.mediaKey);
@@ -156,7 +164,7 @@ t.test('remote media: counted, capped oldest first, dropped after its retention,
     t.ok(await stored(newest!.mediaKey));
     const use = (await asOlga('GET', '/api/admin/federation/media')).json;
     t.ok(use.storedBytes <= cap, `within the cap (${use.storedBytes} of ${cap} bytes)`);
-    t.match(use, { stored: 1, dropped: 2 });
+    t.match(use, { stored: 1, dropped: 3 });
 
     // Full: Bob still posts, and his photo is served.
     const mine = await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(640, 480)), caption: 'still mine' });

@@ -10,6 +10,7 @@ import { useSubmit } from '@/lib/use-submit';
 import { AuthorizedFetch } from './authorized-fetch';
 import { DomainAllowList, DomainBlocks } from './domain-blocks';
 import { Figure } from './figure';
+import { RemoteMedia } from './remote-media';
 import admin from './admin-page.module.css';
 import styles from './federation-settings.module.css';
 
@@ -121,6 +122,7 @@ function FederationBody({ status, busy, error, onChange, onBlocksChanged, onStat
       </div>
       <AuthorizedFetch status={status} onStatus={onStatus} />
       {!never && <FederationFigures status={status} />}
+      {!never && <RemoteMedia />}
       <DomainBlocks onChange={onBlocksChanged} />
       <DomainAllowList />
     </>
