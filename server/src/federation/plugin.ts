@@ -10,7 +10,8 @@ import { createFederationRepository } from './federation-repository.js';
 import { createFederationSettings } from './federation-settings.js';
 import { createDomainBlocks, type DomainBlock, type DomainBlockInput, type DomainBlocks } from './domain-blocks.js';
 import { checkActivity, sameReading } from './inbox-guard.js';
-import { createRateLimit, signerHost } from './inbox-limits.js';
+import { createRateLimit, signerHost, signerKeyId } from './inbox-limits.js';
+import { createKeyRefetch } from './key-refetch.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
 import { createRemotePostsRepository } from './remote-posts-repository.js';
@@ -315,6 +316,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     return kept ? remoteActors.uriOf(kept.userId) : undefined;
   };
 
+  const keyRefetch = createKeyRefetch(kv);
   const senders = createRateLimit({ burst: config.federation.inboxPerMinute, perMinute: config.federation.inboxPerMinute });
   const refused = createRateLimit({ burst: REFUSED_BURST, perMinute: REFUSED_PER_MINUTE });
 
@@ -388,7 +390,13 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
           };
           return reply.code(status).send({ error, message });
         }
-        const response = await federation.fetch(toWebRequest(request, origin, body, verdict.dropHttpSignature), { contextData: undefined });
+        let response = await federation.fetch(toWebRequest(request, origin, body, verdict.dropHttpSignature), { contextData: undefined });
+        // Refused with a key we had cached: the sender may have rotated it. Once more, fetched afresh (key-refetch.ts).
+        const keyId = verdict.dropHttpSignature ? null : signerKeyId(request.headers);
+        if (response.status === 401 && keyId !== null && (await keyRefetch.forget(keyId))) {
+          await response.body?.cancel();
+          response = await federation.fetch(toWebRequest(request, origin, body), { contextData: undefined });
+        }
         if (response.ok && host !== null) senders.take(host);
         else if (!response.ok) refused.take(request.ip);
         // Fedify's refusals are plain text: answered as every error here is, { error, message }.
