@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { signRequest } from '@fedify/fedify';
+import { signJsonLd, signRequest } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import { freePort } from './peer.js';
 
@@ -77,6 +77,8 @@ export interface HostilePeer {
   prepare(inbox: string, activity: Record<string, unknown> | string, options?: SendOptions): Promise<Prepared>;
   send(prepared: Prepared): Promise<Answer>;
   post(inbox: string, activity: Record<string, unknown> | string, options?: SendOptions): Promise<Answer>;
+  /** The activity with a Linked Data Signature (RsaSignature2017) by `as` (default its first person), as Mastodon adds one. */
+  ldSign(activity: Record<string, unknown>, as?: string): Promise<Record<string, unknown>>;
   /** A signed GET (as `as`, default its first person) or an unsigned one, asking for ActivityPub JSON. */
   get(url: string, options?: { as?: string; unsigned?: boolean; accept?: string }): Promise<Answer>;
 }
@@ -130,6 +132,9 @@ export async function startHostilePeer(t: { teardown(fn: () => unknown): void },
     },
     async post(inbox, activity, options) {
       return peer.send(await peer.prepare(inbox, activity, options));
+    },
+    async ldSign(activity, as) {
+      return (await signJsonLd(activity, current.privateKey, new URL(keyIdOf(as ?? names[0]!)), {})) as unknown as Record<string, unknown>;
     },
     async get(url, options = {}) {
       let request = new Request(url, { headers: { accept: options.accept ?? 'application/activity+json' } });

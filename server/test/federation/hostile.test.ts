@@ -177,6 +177,19 @@ t.test('a hostile peer gets nothing in, and nothing local leaks out', async (t) 
     await refused(t, 'a Like as our Alice signed by mallory', 401, () =>
       hostile.post(sharedInbox, { ...activity(hostile, 'mallory', 'Like', postUri), actor: ourActor(alice.id) }));
 
+    // Forwarded: mallory's Like, signed by her server within (a Linked Data Signature), delivered
+    // by gus's server under its own HTTP signature. Only her signature vouches for it.
+    const signed = (json: Record<string, unknown>) => hostile.ldSign({ ...json, '@context': [AS, 'https://w3id.org/security/v1'] });
+    const forwarded = await signed(activity(hostile, 'mallory', 'Like', postUri));
+    t.equal((await good.post(sharedInbox, forwarded)).status, 202, 'a Like of mallory’s forwarded by another server, her signature within: taken');
+    await eventually('the forwarded like is applied', () => likedBy(malloryId));
+    const { signature: _signature, '@context': _context, ...bare } = forwarded;
+    const undo = await signed(activity(hostile, 'mallory', 'Undo', bare));
+    await refused(t, 'a forwarded Undo altered after its signature', 401, () => good.post(sharedInbox, { ...undo, id: `${undo.id as string}/altered` }));
+    t.ok(likedBy(malloryId), 'the like stands');
+    t.equal((await hostile.post(sharedInbox, undo)).status, 202, 'her own Undo');
+    await eventually('the like is taken back', () => !likedBy(malloryId));
+
     // A context of its own that makes "actor" mean nothing and another word mean the actor: the
     // check would read mallory, Fedify gus (whom the forged key names).
     hostile.forgedOwner = good.actorOf('gus');
@@ -234,7 +247,7 @@ t.test('a hostile peer gets nothing in, and nothing local leaks out', async (t) 
     const asBob = client(app, bob.token);
     const carol = await createUser('carol');
     const dave = await createUser('dave', 'dave.secret@mail.example');
-    const blockee = await createUser('blockee');
+    await createUser('blockee');
     const reporter = await createUser('reporter');
     t.equal((await client(app, carol.token)('PUT', '/api/account/privacy', { isPrivate: true })).status, 200, 'Carol is private');
     const postBy = async (token: string, caption: string, isAnonymous = false) =>
