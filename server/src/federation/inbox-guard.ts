@@ -52,6 +52,8 @@ const KNOWN_CONTEXTS = new Set([
   'https://w3id.org/identity/v1',
   'https://gotosocial.org/ns',
   'https://join-lemmy.org/context.json',
+  'https://w3id.org/fep/5711',
+  'https://www.w3.org/ns/cid/v1',
 ]);
 
 /** Whether every context named by URL is a known one. */
