@@ -111,10 +111,11 @@ t.test('a hostile peer gets nothing in, and nothing local leaks out', async (t) 
   };
 
   /** A case: the expected status, a JSON error, gus still gets in, and nothing changed. */
-  const refused = async (t: Test, what: string, status: number, send: () => Promise<Answer>) => {
+  const refused = async (t: Test, what: string, status: number | '4xx', send: () => Promise<Answer>) => {
     const before = counts();
     const res = await send();
-    t.equal(res.status, status, `${what}: ${status}`);
+    if (status === '4xx') t.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status}, a 4xx`);
+    else t.equal(res.status, status, `${what}: ${status}`);
     t.match(res.json, { error: String, message: String }, `${what}: a JSON error (${res.text.slice(0, 120)})`);
     await gusGetsIn(t, what);
     t.same(counts(), before, `${what}: nothing changed`);
@@ -216,6 +217,21 @@ t.test('a hostile peer gets nothing in, and nothing local leaks out', async (t) 
     t.equal(profile.json.username, 'alice');
     t.equal(profile.json.posts?.length ?? profile.json.postCount, 1, 'her profile is hers, with her one post');
     t.notOk((await client(app, bob.token)('GET', '/api/account/bob/followers')).json.some((f: { username: string }) => f.username === 'alice'), 'our Alice does not follow Bob');
+  });
+
+  t.test('malformed bodies: a 4xx each, never a 5xx', async (t) => {
+    const like = activity(hostile, 'mallory', 'Like', postUri);
+    const bodies: Array<[string, string | Record<string, unknown>, { unsigned?: boolean }]> = [
+      ['not JSON', '{"type":', {}],
+      ['an array', '[]', {}],
+      ['null', 'null', {}],
+      ['an empty object', {}, {}],
+      ['no actor', { ...like, actor: undefined }, {}],
+      ['a context that is a number', { ...like, '@context': 5 }, {}],
+      ['a context nobody serves', { ...like, '@context': [AS, `${hostile.origin}/ns/missing`] }, {}],
+      ['a Linked Data Signature that is garbage, unsigned otherwise', { ...like, '@context': [AS, 'https://w3id.org/security/v1'], signature: { type: 'RsaSignature2017', creator: hostile.keyIdOf('mallory'), created: 'yesterday', signatureValue: 'x' } }, { unsigned: true }],
+    ];
+    for (const [what, body, options] of bodies) await refused(t, what, '4xx', () => hostile.post(sharedInbox, body, options));
   });
 
   t.test('an oversized body is refused before it is read', async (t) => {
