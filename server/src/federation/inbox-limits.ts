@@ -43,16 +43,22 @@ export function createRateLimit(options: RateOptions) {
  * another server's key fails the check and costs that server nothing.
  */
 export function signerHost(headers: Record<string, string | string[] | undefined>): string | null {
+  const keyId = signerKeyId(headers);
+  if (keyId === null) return null;
+  try {
+    return new URL(keyId).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** The key id an inbox POST's signature names (either header), unverified; null when unsigned. */
+export function signerKeyId(headers: Record<string, string | string[] | undefined>): string | null {
   for (const name of ['signature', 'signature-input']) {
     const raw = headers[name];
     const value = Array.isArray(raw) ? raw[0] : raw;
     const keyId = value && /keyid="([^"]{1,2048})"/i.exec(value)?.[1];
-    if (!keyId) continue;
-    try {
-      return new URL(keyId).host.toLowerCase();
-    } catch {
-      return null;
-    }
+    if (keyId) return keyId;
   }
   return null;
 }

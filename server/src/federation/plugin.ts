@@ -10,7 +10,9 @@ import { createFederationRepository } from './federation-repository.js';
 import { createFederationSettings } from './federation-settings.js';
 import { createFetchAccess, unauthorizedResponse, type MayFetch } from './fetch-access.js';
 import { createDomainBlocks, type DomainBlock, type DomainBlockInput, type DomainBlocks } from './domain-blocks.js';
-import { createRateLimit, signerHost } from './inbox-limits.js';
+import { checkActivity, sameReading } from './inbox-guard.js';
+import { createRateLimit, signerHost, signerKeyId } from './inbox-limits.js';
+import { createKeyRefetch } from './key-refetch.js';
 import { createRemoteActors, reachable } from './remote-actors.js';
 import { createFetchGuard, type FetchGuard } from './safe-fetch.js';
 import { createFederatedPostsRepository } from './federated-posts-repository.js';
@@ -93,6 +95,8 @@ const POST_OBJECT_PATH = /^\/users\/[1-9][0-9]{0,14}\/posts\/([1-9][0-9]{0,14})$
 /** A person's page in the app, which other servers may be given instead of the actor's address. */
 const PROFILE_PATH = /^\/app\/profile\/([^/]+)$/;
 const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/;
+/** The codes of the inbox's refusals (kernel/errors.ts names the same). */
+const INBOX_ERRORS: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 410: 'gone' };
 
 /** How often the post worker looks for events when no write woke it (post-activities.ts). */
 const POST_EVENTS_POLL_MS = 1_000;
@@ -375,6 +379,13 @@ async function start(
     return person ? Response.redirect(new URL(paths.profile(person.username), origin).href, 303) : PASS;
   };
 
+  /** Who made a kept post or comment of another server, by its id: only they may edit or delete it (inbox-guard.ts). */
+  const authorOf = (uri: string): string | undefined => {
+    const kept = remotePosts.byUri(uri) ?? remotePosts.commentByUri(uri);
+    return kept ? remoteActors.uriOf(kept.userId) : undefined;
+  };
+
+  const keyRefetch = createKeyRefetch(kv);
   const senders = createRateLimit({ burst: config.federation.inboxPerMinute, perMinute: config.federation.inboxPerMinute });
   const refused = createRateLimit({ burst: REFUSED_BURST, perMinute: REFUSED_PER_MINUTE });
 
@@ -440,9 +451,33 @@ async function start(
           refused.take(request.ip);
           return reply.code(413).send({ error: 'payload_too_large', message: `An activity must be at most ${INBOX_MAX_BYTES} bytes.` });
         }
-        const response = await federation.fetch(toWebRequest(request, origin, body), { contextData: undefined });
+        // What it claims, before Fedify verifies and queues it (inbox-guard.ts): its signer's server
+        // is its actor's, and it makes, edits or deletes only what is its actor's.
+        const json = parseJson(body);
+        const verdict = checkActivity(json, host, { origin, authorOf });
+        if (verdict.refusal || (verdict.recheck && !(await sameReading(json, verdict.recheck, context().contextLoader)))) {
+          refused.take(request.ip);
+          const { status, error, message } = verdict.refusal ?? {
+            status: 400,
+            error: 'invalid_request',
+            message: 'This activity reads otherwise under its own context than ActivityStreams says: it is not taken.',
+          };
+          return reply.code(status).send({ error, message });
+        }
+        let response = await federation.fetch(toWebRequest(request, origin, body, verdict.dropHttpSignature), { contextData: undefined });
+        // Refused with a key we had cached: the sender may have rotated it. Once more, fetched afresh (key-refetch.ts).
+        const keyId = verdict.dropHttpSignature ? null : signerKeyId(request.headers);
+        if (response.status === 401 && keyId !== null && (await keyRefetch.forget(keyId))) {
+          await response.body?.cancel();
+          response = await federation.fetch(toWebRequest(request, origin, body), { contextData: undefined });
+        }
         if (response.ok && host !== null) senders.take(host);
         else if (!response.ok) refused.take(request.ip);
+        // Fedify's refusals are plain text: answered as every error here is, { error, message }.
+        if (response.status >= 400 && response.status < 500 && !ACTIVITY_JSON.test(response.headers.get('content-type') ?? '')) {
+          const message = (await response.text()).trim() || 'This activity was refused.';
+          return reply.code(response.status).send({ error: INBOX_ERRORS[response.status] ?? 'invalid_request', message });
+        }
         return reply.send(response);
       }
       if (request.method !== 'GET') return;
@@ -539,10 +574,23 @@ async function readBody(request: FastifyRequest): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-/** The request as Fedify reads it, under the public origin whatever Host it named, with an inbox POST's body. */
-function toWebRequest(request: FastifyRequest, origin: string, body?: Buffer): Request {
+/** An inbox body's JSON, or undefined when it is not JSON (Fedify answers that 400). */
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The request as Fedify reads it, under the public origin whatever Host it named, with an inbox
+ * POST's body; without its HTTP signature when only the signature in the body may vouch for it.
+ */
+function toWebRequest(request: FastifyRequest, origin: string, body?: Buffer, dropHttpSignature = false): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.raw.headers)) {
+    if (dropHttpSignature && (name === 'signature' || name === 'signature-input')) continue;
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }

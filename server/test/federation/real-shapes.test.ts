@@ -212,7 +212,7 @@ for (const flavour of ['mastodon', 'pixelfed'] as const) {
     const stranger = peer.fixture('delete-actor');
     stranger.object = `${ours.origin}/users/${alice.id}`;
     stranger.id = `${stranger.id as string}/of-someone-else`;
-    t.equal(await peer.deliver(sharedInbox, stranger), 202, 'a Delete of another actor is taken, and ignored');
+    t.equal(await peer.deliver(sharedInbox, stranger), 403, 'a Delete of an actor of another server is refused (inbox-guard.ts)');
     const deleteActor = peer.fixture('delete-actor');
     peer.gone();
     t.equal(await peer.deliver(sharedInbox, deleteActor, { httpSignature: false }), 401, 'an unsigned Delete of them is refused');
