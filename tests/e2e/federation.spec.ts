@@ -156,6 +156,9 @@ test("A's operator limits B: his album leaves Discover for someone who does not 
   await expect(blocked.getByRole('listitem').filter({ hasText: hostOf(ports[1]) })).toContainText('Limited');
   await blocked.scrollIntoViewIfNeeded();
   await shot(page, 'limited');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shot(page, 'limited-desktop');
+  await page.setViewportSize({ width: 390, height: 844 });
 
   // Alice follows Bob: his album is still on her Discover.
   const discover = new FeedPage(page, 'discover');

@@ -97,6 +97,12 @@ t.test('limit, then allow-list mode, between two real servers', async (t) => {
     t.equal(limitedFlag(), 0, 'no longer limited');
     t.ok(captions((await asCarol('GET', '/api/discover-posts')).json).includes('over there #seaside'), 'back on her Discover');
     t.equal((await asCarol('GET', '/api/search-profiles?username=bob')).json.length, 1, 'found by name again');
+
+    // A report of his post (another server's) reaches the operator as a local one does (issue 50, item 1).
+    const his = ((await asCarol('GET', '/api/discover-posts')).json as Post[]).find((p) => p.caption === 'over there #seaside')!;
+    t.equal((await asCarol('POST', '/api/reports', { kind: 'post', id: his.postid, reason: 'spam', note: 'ads' })).status, 201);
+    const reports = JSON.stringify((await asOlga('GET', '/api/admin/overview')).json.reports);
+    t.ok(reports.includes('over there #seaside') && reports.includes(bobThere), 'the operator sees the report of his post, with his name@host');
   });
 
   t.test('allow-list mode: only listed servers federate, in and out', async (t) => {

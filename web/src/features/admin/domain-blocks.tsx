@@ -235,7 +235,7 @@ export function DomainAllowList() {
   return (
     <>
       <h3 className={styles.subheading}>Allowed servers</h3>
-      <form className={form.card} onSubmit={add} aria-label="Allow a server">
+      <div>
         <SwitchRow
           label="Allow-list mode"
           hint="Only the servers listed here federate: others' deliveries are refused, nothing is sent to them, and search does not look them up."
@@ -246,6 +246,8 @@ export function DomainAllowList() {
           labelClassName={styles.label}
           hintClassName={styles.hint}
         />
+      </div>
+      <form className={form.card} onSubmit={add} aria-label="Allow a server">
         <label className={form.field}>
           <span className={form.label}>Server to allow</span>
           <input
