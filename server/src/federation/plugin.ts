@@ -86,6 +86,9 @@ const POST_OBJECT_PATH = /^\/users\/[1-9][0-9]{0,14}\/posts\/([1-9][0-9]{0,14})$
 const PROFILE_PATH = /^\/app\/profile\/([^/]+)$/;
 const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/;
 
+/** The largest photo taken from another server, whatever UPLOAD_MAX_BYTES allows (Mastodon's limit for remote images). */
+const REMOTE_IMAGE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** How often the post worker looks for events when no write woke it (post-activities.ts). */
 const POST_EVENTS_POLL_MS = 1_000;
 
@@ -237,6 +240,8 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
   const { allowedPrivateHosts } = config.federation;
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
   const guard = createFetchGuard({ allowedPrivateHosts });
+  // A photo of another server: at most the upload limit, and never over Mastodon's 16 MB for remote images.
+  const remoteImageMaxBytes = Math.min(config.uploads.maxBytes, REMOTE_IMAGE_MAX_BYTES);
   const repository = createFederationRepository(database.sqlite);
   const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts);
   const posts = createFederatedPostsRepository(database.sqlite);
@@ -279,7 +284,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
       },
       allowedPrivateHosts,
       rejectsMedia,
-      maxImageBytes: config.uploads.maxBytes,
+      maxImageBytes: remoteImageMaxBytes,
       removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
     social: {
@@ -302,7 +307,7 @@ async function start(fastify: FastifyInstance, failures: DeliveryFailures, block
     posts: { createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input) },
     allowedPrivateHosts,
     rejectsMedia,
-    maxImageBytes: config.uploads.maxBytes,
+    maxImageBytes: remoteImageMaxBytes,
     log: fastify.log,
   });
 
