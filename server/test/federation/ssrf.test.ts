@@ -216,6 +216,18 @@ t.test('the guard: rebinding, listed hosts by port, timeouts', async (t) => {
   const otherPort = await byName.run(() => fetch(`http://peer.test:${C}/x`)).then(() => 'fetched', (err: Error) => (err.cause as Error).message);
   t.match(otherPort, /an address federation does not reach/, 'the same name on another port is not');
 
+  // A name with an IPv6 address its server does not listen on, then an IPv4 one: each checked
+  // address is tried in turn, as Node does for any name (the peer listens on 127.0.0.1 only).
+  const dual = createFetchGuard({
+    allowedPrivateHosts: [`dual.test:${hostile.port}`],
+    resolve: async () => [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }],
+    timeoutMs: 2_000,
+  });
+  t.teardown(() => dual.close());
+  const second = await dual.run(() => fetch(`http://dual.test:${hostile.port}/users/v6inbox`));
+  t.equal(second.status, 200, 'the second checked address is connected to when the first refuses');
+  await second.arrayBuffer();
+
   // Literal spellings handed to the connection itself, and IPv6 loopback.
   for (const target of [`http://[::1]:${C}/`, `http://[::ffff:127.0.0.1]:${C}/`, `http://2130706433:${C}/`, `http://0x7f.1:${C}/`, `http://127.1:${C}/`]) {
     const got = await guard.run(() => fetch(target)).then(() => 'fetched', (err: Error) => (err.cause as Error).message);
