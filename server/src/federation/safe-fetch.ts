@@ -9,8 +9,8 @@ import { Agent, buildConnector, Dispatcher, getGlobalDispatcher, setGlobalDispat
  * objects, WebFinger, outbox backfill, media and inbox deliveries.
  *
  * - The check is made on the address actually connected to: a connection's host name is resolved
- *   once, every address is checked, and the socket is opened to the checked address (TLS keeps the
- *   name as its servername). DNS that answers differently between a check and the connection
+ *   once, every address is checked, and the socket may open only to those addresses (TLS keeps
+ *   the name as its servername). DNS that answers differently between a check and the connection
  *   (rebinding) thus has nothing to slip through; a redirect opens a new connection, checked again.
  * - Only public unicast addresses are reached (publicAddress, below), except the operator's listed
  *   `host:port`s (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests), matched with the connection's port.
