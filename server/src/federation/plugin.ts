@@ -98,6 +98,9 @@ const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/;
 /** The codes of the inbox's refusals (kernel/errors.ts names the same). */
 const INBOX_ERRORS: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 410: 'gone' };
 
+/** The largest photo taken from another server, whatever UPLOAD_MAX_BYTES allows (Mastodon's limit for remote images). */
+const REMOTE_IMAGE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** How often the post worker looks for events when no write woke it (post-activities.ts). */
 const POST_EVENTS_POLL_MS = 1_000;
 
@@ -258,7 +261,7 @@ const MEDIA_SWEEP_MS = 3_600_000;
  */
 function createRemoteMediaOf(fastify: FastifyInstance, blocks: DomainBlocks, fetchGuard: () => FetchGuard): RemoteMedia {
   const { config } = fastify;
-  const { maxBytes } = config.uploads;
+  const maxBytes = Math.min(config.uploads.maxBytes, REMOTE_IMAGE_MAX_BYTES);
   return createRemoteMedia(fastify.database.sqlite, {
     storage: fastify.storage,
     async fetchOriginal(url) {
@@ -298,6 +301,8 @@ async function start(
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
+  // A photo of another server: at most the upload limit, and never over Mastodon's 16 MB for remote images.
+  const remoteImageMaxBytes = Math.min(config.uploads.maxBytes, REMOTE_IMAGE_MAX_BYTES);
   const repository = createFederationRepository(database.sqlite);
   const remoteActors = createRemoteActors(database.sqlite, allowedPrivateHosts, (host) => blocks.of(host)?.severity === 'limit');
   const posts = createFederatedPostsRepository(database.sqlite);
@@ -340,7 +345,7 @@ async function start(
       },
       allowedPrivateHosts,
       rejectsMedia,
-      maxImageBytes: config.uploads.maxBytes,
+      maxImageBytes: remoteImageMaxBytes,
       remoteMedia,
       removePerson: (userId) => fastify.accountRemoval.remove(userId),
     },
@@ -367,7 +372,7 @@ async function start(
     posts: { createFromAnotherServer: (input) => fastify.postWrites.createFromAnotherServer(input) },
     allowedPrivateHosts,
     rejectsMedia,
-    maxImageBytes: config.uploads.maxBytes,
+    maxImageBytes: remoteImageMaxBytes,
     remoteMedia,
     log: fastify.log,
   });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Agent, buildConnector, Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 
@@ -9,8 +9,8 @@ import { Agent, buildConnector, Dispatcher, getGlobalDispatcher, setGlobalDispat
  * objects, WebFinger, outbox backfill, media and inbox deliveries.
  *
  * - The check is made on the address actually connected to: a connection's host name is resolved
- *   once, every address is checked, and the socket is opened to the checked address (TLS keeps the
- *   name as its servername). DNS that answers differently between a check and the connection
+ *   once, every address is checked, and the socket may open only to those addresses (TLS keeps
+ *   the name as its servername). DNS that answers differently between a check and the connection
  *   (rebinding) thus has nothing to slip through; a redirect opens a new connection, checked again.
  * - Only public unicast addresses are reached (publicAddress, below), except the operator's listed
  *   `host:port`s (FEDERATION_ALLOWED_PRIVATE_HOSTS, for tests), matched with the connection's port.
@@ -179,8 +179,6 @@ export interface FetchGuardOptions {
   timeoutMs?: number;
   /** The most a document may be (DOCUMENT_MAX_BYTES). */
   documentMaxBytes?: number;
-  /** Extra TLS options for the connections (tests: a certificate authority of their own). */
-  tls?: { ca?: string | Buffer };
 }
 
 export interface FetchGuard {
@@ -200,7 +198,8 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
   const allowed = new Set(options.allowedPrivateHosts.map((h) => h.toLowerCase()));
   const resolve = options.resolve ?? systemResolver;
   const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
-  const base = buildConnector({ timeout: Math.min(CONNECT_TIMEOUT_MS, timeoutMs), ...options.tls });
+  const connectTimeout = Math.min(CONNECT_TIMEOUT_MS, timeoutMs);
+  const direct = buildConnector({ timeout: connectTimeout });
 
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.toLowerCase().replace(/^\[|\]$/g, '');
@@ -208,22 +207,27 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
     // An IP literal is connected to as it is; a host name that is an IPv4 address in a loose spelling
     // (only here if something let it by unnormalised) is judged as that address, not resolved.
     const loose = isIP(host) === 0 ? parseIPv4(host) : null;
-    const addresses: Promise<string[]> = isIP(host) !== 0
-      ? Promise.resolve([host])
+    const addresses: Promise<{ address: string; family: number }[]> = isIP(host) !== 0
+      ? Promise.resolve([{ address: host, family: isIP(host) }])
       : loose !== null
-        ? Promise.resolve([loose.join('.')])
-        : resolve(host).then((found) => found.map((a) => a.address));
+        ? Promise.resolve([{ address: loose.join('.'), family: 4 }])
+        : resolve(host);
     addresses
       .then((found) => {
         if (found.length === 0) throw new FetchRefused(`${host} has no address`);
         const listedName = allowed.has(hostPort(host, port));
-        const refused = found.find((a) => !listedName && !allowed.has(hostPort(a, port)) && !publicAddress(a));
-        if (refused !== undefined) throw new FetchRefused(`${hostPort(host, port)} is at ${refused}, an address federation does not reach`);
-        const address = found[0]!;
-        base(
-          { ...opts, hostname: address, servername: opts.servername || (isIP(host) === 0 ? host : undefined) },
-          callback,
-        );
+        const refused = found.find((a) => !listedName && !allowed.has(hostPort(a.address, port)) && !publicAddress(a.address));
+        if (refused !== undefined) throw new FetchRefused(`${hostPort(host, port)} is at ${refused.address}, an address federation does not reach`);
+        if (isIP(host) !== 0 || loose !== null) return direct({ ...opts, hostname: found[0]!.address }, callback);
+        // A name: the socket's own lookup answers with exactly the addresses checked here (never
+        // asking DNS again), so Node still tries each in turn (IPv6, then IPv4) and TLS keeps the
+        // name for its certificate.
+        const checked: LookupFunction = (_hostname, options, done) => {
+          if (options.all) return (done as (err: null, addresses: { address: string; family: number }[]) => void)(null, found);
+          const first = found.find((a) => !options.family || a.family === options.family) ?? found[0]!;
+          (done as (err: null, address: string, family: number) => void)(null, first.address, first.family);
+        };
+        buildConnector({ timeout: connectTimeout, lookup: checked })(opts, callback);
       })
       .catch((err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null));
   };
