@@ -21,7 +21,7 @@ const ports = [base + 52, base + 53] as const;
 const hostOf = (port: number) => `localhost:${port}`;
 const servers: Array<{ origin: string; stop: () => Promise<void> }> = [];
 /** What the first test leaves for the next (serial): A's operator and the person of B she follows. */
-let walked: { aliceToken: string; bobThere: string } | undefined;
+let walked: { aliceToken: string; bobThere: string; bobToken: string; aliceHere: string } | undefined;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -139,7 +139,32 @@ test('someone on another server: found, followed, their album seen, liked and co
   await expect(known).toContainText('1 followed from here');
   await page.getByRole('heading', { name: 'Federation' }).scrollIntoViewIfNeeded();
   await shot(page, 'operator-settings');
-  walked = { aliceToken, bobThere };
+  walked = { aliceToken, bobThere, bobToken, aliceHere };
+});
+
+test('Alice blocks Bob of the other server from his profile: his server hides them from each other too; she unblocks', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken, bobThere, bobToken, aliceHere } = walked!;
+  const [a, b] = [servers[0]!, servers[1]!];
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  /** What B answers Bob for her profile: 404 while her block stands there. */
+  const herProfileOnB = async () =>
+    (await fetch(`${b.origin}/api/view-user-posts?username=${encodeURIComponent(aliceHere)}`, { headers: { authorization: `Bearer ${bobToken}` } })).status;
+  expect(await herProfileOnB()).toBe(200);
+
+  await page.goto(`/app/profile/${encodeURIComponent(bobThere)}`);
+  await expect(page.getByRole('heading', { level: 1, name: bobThere })).toBeVisible();
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Block', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Unblock', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Unfollow', exact: true })).toHaveCount(0);
+  await shot(page, 'person-blocked');
+  // Her Block reached B, which now hides her from Bob as Mastodon would.
+  await expect.poll(herProfileOnB, { timeout: 30_000 }).toBe(404);
+
+  await page.getByRole('button', { name: 'Unblock', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Block', exact: true })).toBeVisible();
+  await expect.poll(herProfileOnB, { timeout: 30_000 }).toBe(200);
 });
 
 test("A's operator limits B: his album leaves Discover for someone who does not follow him, and stays for Alice, who does", async ({ browser }) => {

@@ -131,8 +131,13 @@ export function createBlocksRepository(
   const fromAnotherServer = sqlite.transaction((remote: number, local: number, block: boolean): BlockFederation => {
     if (isRemote.get(remote) !== 1 || isRemote.get(local) !== 0 || !live.exists(remote) || !live.exists(local)) return [];
     if (block) return addNamed(remote, local).filter((f) => f.act !== 'block' && f.act !== 'unblock');
+    // Lifted as `lift` does, without its check of the blocker as a signed-in person of ours.
     const row = existingNamed.get({ blocker: remote, blocked: local });
-    return row ? (lift(row.id, remote) ?? []) : [];
+    if (!row) return [];
+    remove.run(row.id);
+    countBoth.run({ a: remote, b: local, delta: -1 });
+    counters.blockNotified(remote, local, 1);
+    return [];
   });
 
   /** Someone the caller may block by name: they exist for the caller (see users-repository's publicProfile). */

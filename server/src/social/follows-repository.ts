@@ -26,8 +26,9 @@ export interface FederatedFollow {
 
 /**
  * A block by name between one of our people and someone on another server, to be told to their
- * server once committed (moderation/blocks-repository.ts makes it, federation/plugin.ts delivers it): Mastodon's `Block`, or its `Undo`.
- * `at` is the block's created_at, which names the activity (follow-activities.ts, sendBlockActivity).
+ * server once committed (moderation/blocks-repository.ts makes it, federation/plugin.ts delivers
+ * it): Mastodon's `Block`, or its `Undo`. `at` is the block's created_at, which names the
+ * activity (federation/follow-activities.ts, sendBlockActivity).
  */
 export interface FederatedBlock {
   act: 'block' | 'unblock';
