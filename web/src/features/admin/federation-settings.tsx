@@ -1,4 +1,3 @@
-import { useCallback, useEffect, useState } from 'react';
 import form from '@/components/form.module.css';
 import page from '@/components/page.module.css';
 import rows from '@/components/rows.module.css';
@@ -6,6 +5,7 @@ import { ErrorMessage, Loading } from '@/components/status';
 import { SwitchRow } from '@/components/switch-row';
 import { getFederation, setFederation, type FederationStatus } from '@/lib/api/registration';
 import { formatCount, postTime } from '@/lib/format';
+import { useLoaded } from '@/lib/use-loaded';
 import { useSubmit } from '@/lib/use-submit';
 import { AuthorizedFetch } from './authorized-fetch';
 import { DomainAllowList, DomainBlocks } from './domain-blocks';
@@ -31,21 +31,9 @@ function inTime(iso: string, now = Date.now()): string {
  * deliveries that failed. Loads and saves on its own; the server checks the operator on every call.
  */
 export function FederationSettings() {
-  const [status, setStatus] = useState<FederationStatus | null>(null);
-  const [failed, setFailed] = useState(false);
+  const { data: status, setData: setStatus, failed, reload: load } = useLoaded(getFederation);
   const switching = useSubmit('Federation could not be switched. Please try again.');
 
-  const load = useCallback(async () => {
-    try {
-      setStatus(await getFederation());
-      setFailed(false);
-    } catch {
-      setFailed(true);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function change(next: boolean) {
     if (switching.busy) return;

@@ -8,6 +8,7 @@ import { ErrorMessage, Loading, SaveStatus, type SaveState } from '@/components/
 import { approveJoin, getInstance, getJoinRequests, type Instance, type JoinRequest, type RegistrationMode, rejectJoin, updateInstance } from '@/lib/api/registration';
 import { instanceChanged } from '@/lib/config';
 import { formatDate } from '@/lib/format';
+import { useLoaded } from '@/lib/use-loaded';
 import { useSubmit } from '@/lib/use-submit';
 import styles from './registration-settings.module.css';
 import admin from './admin-page.module.css';
@@ -29,20 +30,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : 'That di
  * for approval are on the daily page (JoinRequests, below).
  */
 export function RegistrationSettings() {
-  const [instance, setInstance] = useState<Instance | null>(null);
-  const [failed, setFailed] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      setInstance(await getInstance());
-      setFailed(false);
-    } catch {
-      setFailed(true);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: instance, setData: setInstance, failed, reload: load } = useLoaded(getInstance);
 
   if (!instance) return failed ? <ErrorMessage text="We couldn't load this server's settings." onRetry={() => void load()} /> : <Loading />;
   return (

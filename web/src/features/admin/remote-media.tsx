@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import buttons from '@/components/button.module.css';
 import form from '@/components/form.module.css';
 import { ErrorMessage, Loading, SaveStatus, type SaveState } from '@/components/status';
 import { getRemoteMedia, setRemoteMedia, type RemoteMediaUse } from '@/lib/api/remote-media';
 import { formatCount, readableBytes } from '@/lib/format';
+import { useLoaded } from '@/lib/use-loaded';
 import { useSubmit } from '@/lib/use-submit';
 import { Figure } from './figure';
 import admin from './admin-page.module.css';
@@ -19,19 +20,7 @@ const capField = (bytes: number) => String(Number((bytes / GB).toPrecision(3)));
  * on its own, under Federation.
  */
 export function RemoteMedia() {
-  const [use, setUse] = useState<RemoteMediaUse | null>(null);
-  const [failed, setFailed] = useState(false);
-  const load = useCallback(async () => {
-    try {
-      setUse(await getRemoteMedia());
-      setFailed(false);
-    } catch {
-      setFailed(true);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: use, setData: setUse, failed, reload: load } = useLoaded(getRemoteMedia);
   return (
     <>
       <h3 className={styles.subheading}>Photos from other servers</h3>
