@@ -165,6 +165,14 @@ test('Alice blocks Bob of the other server from his profile: his server hides th
   await page.getByRole('button', { name: 'Unblock', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Block', exact: true })).toBeVisible();
   await expect.poll(herProfileOnB, { timeout: 30_000 }).toBe(200);
+
+  // The block ended her follow for good (as Mastodon's does); she follows him again, which the
+  // tests after this one take as given.
+  await page.getByRole('button', { name: 'Follow', exact: true }).click();
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'Unfollow', exact: true })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
 });
 
 test("A's operator limits B: his album leaves Discover for someone who does not follow him, and stays for Alice, who does", async ({ browser }) => {
