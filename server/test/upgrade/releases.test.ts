@@ -102,6 +102,12 @@ for (const name of fixtures) {
 
     t.equal(db.pragma('integrity_check', { simple: true }), 'ok', 'integrity_check');
     t.same(db.pragma('foreign_key_check'), [], 'foreign_key_check: no row points at a missing one');
+    // Migration 0041 rebuilt reports (reporter_id nullable, for reports other servers send): its indexes came back with it.
+    t.same(
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reports' AND sql IS NOT NULL ORDER BY name").pluck().all(),
+      ['reports_comment_idx', 'reports_open_idx', 'reports_open_remote_unique', 'reports_open_unique'],
+      "reports' indexes after its rebuild",
+    );
 
     // Old passwords sign in on today's provider; the suspended and the removed do not.
     const tokens = new Map<string, string>();

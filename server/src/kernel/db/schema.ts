@@ -470,14 +470,19 @@ export const blocks = sqliteTable(
   ],
 );
 
-/** A person's report of a post or a comment; open until an operator acts on the item. */
+/**
+ * A person's report of a post or a comment; open until an operator acts on the item. A report
+ * another server sent (a `Flag`, federation/flags.ts) has no reporter here: only the server it
+ * came from (`reporter_host`), as Mastodon names it, "a person on <host>" (migration 0041).
+ */
 export const reports = sqliteTable(
   'reports',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    reporterId: integer('reporter_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Our person who reported it; null for a report another server sent. */
+    reporterId: integer('reporter_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The server a report came from (host[:port]); null for our people's reports. */
+    reporterHost: text('reporter_host'),
     /** The post reported, or the post of the comment reported. */
     postId: integer('post_id')
       .notNull()
@@ -488,12 +493,23 @@ export const reports = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Set when an operator dismissed the report or acted on its item. */
     resolvedAt: integer('resolved_at'),
+    /**
+     * The item's author's server this report was forwarded to (a `Flag` from our instance actor,
+     * federation/flags.ts), and when: set on every open report of the item at once, so it is
+     * forwarded once. Null when not forwarded.
+     */
+    forwardedTo: text('forwarded_to'),
+    forwardedAt: integer('forwarded_at'),
   },
   (t) => [
     // At most one open report per person per item (a comment report's item is the comment).
     uniqueIndex('reports_open_unique')
       .on(t.reporterId, t.postId, sql`coalesce(${t.commentId}, 0)`)
       .where(sql`${t.resolvedAt} IS NULL`),
+    // And one per other server per item: a flood of Flags from one server fills no page.
+    uniqueIndex('reports_open_remote_unique')
+      .on(t.reporterHost, t.postId, sql`coalesce(${t.commentId}, 0)`)
+      .where(sql`${t.resolvedAt} IS NULL AND ${t.reporterHost} IS NOT NULL`),
     index('reports_open_idx').on(t.resolvedAt, t.createdAt),
     index('reports_comment_idx').on(t.commentId),
   ],
@@ -510,7 +526,7 @@ export const moderationActions = sqliteTable(
     action: text('action', {
       enum: ['dismiss', 'remove_post', 'remove_comment', 'suspend', 'unsuspend', 'approve_join', 'reject_join', 'mark_sensitive',
         'change_registration', 'change_server_page', 'make_invite', 'withdraw_invite', 'make_reset_link', 'change_federation', 'change_remote_media', 'block_server',
-        'unblock_server', 'allow_server', 'disallow_server', 'change_allow_list'],
+        'unblock_server', 'allow_server', 'disallow_server', 'change_allow_list', 'forward_report'],
     }).notNull(),
     /** What it was done to, in words. */
     target: text('target').notNull(),
