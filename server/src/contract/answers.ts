@@ -36,6 +36,8 @@ export const NotificationGroups = Type.Array(NotificationGroup);
 
 /** An operator's or a member's action that has nothing more to say (admin, join requests, invites). */
 export const Done = Type.Object({ done: Type.Literal(true) });
+/** An item's reports forwarded to its author's server (a Flag; federation/flags.ts): the host it went to. */
+export const ReportForwarded = Type.Object({ forwardedTo: Type.String() });
 /** A post, a comment or an account removed. */
 export const Deleted = Type.Object({ deleted: Type.Literal(true) });
 

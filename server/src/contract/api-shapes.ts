@@ -216,6 +216,8 @@ export const ReportReasonView = Type.Object({
   reason: ReportReason,
   note: Type.String(),
   created_at: Type.String(),
+  /** The server a report came from ("a person on <host>": a Flag, federation/flags.ts); null for this server's people. */
+  fromHost: Nullable(Type.String()),
 });
 
 /** An open report as an operator sees it: the item, its author (even when anonymous), every reason. */
@@ -243,6 +245,10 @@ export const AdminReport = Type.Object({
   albumPhotos: Type.Array(Type.Object({ thumbnailUrl: Type.String(), altText: Type.String() })),
   /** A reported post marked sensitive, with its warning ('' when none); absent otherwise. Operators always see the photo itself. */
   sensitive: Type.Optional(Type.Object({ warning: Type.String() })),
+  /** The author's server when they are of another one: where "Forward" sends the reports; null for this server's people. */
+  authorHost: Nullable(Type.String()),
+  /** Where and when an operator forwarded these reports (a Flag); null when not forwarded. */
+  forwarded: Nullable(Type.Object({ host: Type.String(), created_at: Type.String() })),
 });
 
 /** One recorded operator action. */
@@ -273,6 +279,8 @@ export const ModerationAction = Type.Object({
     Type.Literal('allow_server'),
     Type.Literal('disallow_server'),
     Type.Literal('change_allow_list'),
+    /** Reports of another server's post or comment forwarded there as a Flag (federation/flags.ts). */
+    Type.Literal('forward_report'),
   ]),
   /** What it was done to, in words ("post 12 by alice", "alice"). */
   target: Type.String(),

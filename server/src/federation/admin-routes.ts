@@ -14,8 +14,11 @@ import {
   FederationStatus,
   RemoteMediaChange,
   RemoteMediaUse,
+  ReportForwarded,
 } from '../contract/answers.js';
-import { ErrorBody, errors, writeErrors } from '../kernel/route-schemas.js';
+import { conflict } from '../kernel/errors.js';
+import { parseId } from '../kernel/paging.js';
+import { ErrorBody, errors, IdParam, writeErrors } from '../kernel/route-schemas.js';
 import { createFederationOverview } from './federation-overview.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -161,6 +164,27 @@ const federationAdminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     async (request) => {
       blocks.setAllowListMode(request.body.enabled, operator(request));
       return allowList();
+    },
+  );
+
+  // An open report of another server's post or comment forwarded there, as Mastodon's "Forward to
+  // <host>" (issue 50, item 1; flags.ts): a Flag by this server, with the operator's words and
+  // never the reporters'. Once per item while its reports are open; logged.
+  fastify.post(
+    '/reports/:kind/:itemId/forward',
+    {
+      schema: {
+        params: Type.Object({ kind: Type.Union([Type.Literal('post'), Type.Literal('comment')]), itemId: IdParam }),
+        body: Type.Object({ comment: Type.String({ maxLength: 5000 }) }, { additionalProperties: false }),
+        response: { 200: ReportForwarded, ...writeErrors, 403: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      const itemId = parseId(request.params.itemId, 'itemId');
+      const running = fastify.federation;
+      if (!running) throw conflict('Federation is off: nothing can be sent to another server.');
+      const { host } = await running.forwardReport(operator(request), request.params.kind, itemId, request.body.comment);
+      return { forwardedTo: host };
     },
   );
 };

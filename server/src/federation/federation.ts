@@ -10,7 +10,7 @@ import {
   type MessageQueue,
   type NodeInfo,
 } from '@fedify/fedify';
-import { Application, Endpoints, Image, Like, Person, Tombstone } from '@fedify/vocab';
+import { Application, Endpoints, Flag, Image, Like, Person, Tombstone } from '@fedify/vocab';
 import { Temporal } from '@js-temporal/polyfill';
 import { LruMap } from '../kernel/lru.js';
 import { thumbKey } from '../kernel/storage/media-keys.js';
@@ -23,6 +23,7 @@ import { createOf, registerPostObjects } from './post-activities.js';
 import { registerPostInbox, type RemotePostsDeps } from './remote-posts.js';
 import { outboxRetryDelayMs, type DeliveryFailures } from './delivery-failures.js';
 import { createInteractions, type Interactions, type SocialForFederation } from './interactions.js';
+import type { Flags } from './flags.js';
 
 /** Fedify's identifier of the server's own actor (an Application at /actor): people's identifiers are numbers. */
 export const INSTANCE_ACTOR = 'instance';
@@ -73,6 +74,8 @@ export interface FederationDeps {
   mayFetch: MayFetch;
   /** A remote person's Block of one of ours, or its Undo (moderation/blocks-repository.ts). */
   blockedFrom: FollowActivitiesDeps['blockedFrom'];
+  /** Reports across servers: an incoming Flag is a report from "a person on <host>" (flags.ts). */
+  flags: Pick<Flags, 'incoming'>;
   /** The wait before a failed delivery's first retry (FEDERATION_RETRY_FIRST_DELAY_MS). */
   retryFirstDelayMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -239,6 +242,7 @@ export function buildFederation(deps: FederationDeps): { federation: Federation<
   });
   registerPostInbox(listeners, { ...deps.remote, comments: interactions.incoming, remoteActors: deps.remoteActors, log: deps.log });
   listeners.on(Like, async (ctx, like) => interactions.incoming.like(ctx, like));
+  listeners.on(Flag, async (_ctx, flag) => deps.flags.incoming(flag));
 
   let nodeInfo: { at: number; counts: ReturnType<FederationRepository['nodeCounts']> } | null = null;
   federation.setNodeInfoDispatcher(paths.nodeInfo, (): NodeInfo => {

@@ -34,6 +34,8 @@ export interface FederationHandle {
   lookup(term: string): Promise<string | null>;
   /** Reads a person of another server's recent posts now (tests); how many were kept. */
   backfill(userId: number): Promise<number>;
+  /** An operator forwards an item's open reports to its author's server as a Flag (flags.ts); where it went. */
+  forwardReport(op: Operator, kind: 'post' | 'comment', itemId: number, comment: string): Promise<{ host: string }>;
 }
 
 /** Whether federation is on, and who decided (the operator page, federation/admin-routes.ts). */
@@ -296,8 +298,8 @@ async function start(
   guard: FetchGuard,
 ): Promise<Running> {
   const { config, database } = fastify;
-  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendBlockActivity, sendFollowActivity }, { createPostDelivery }, { createBackfill }] =
-    await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js')]);
+  const [{ buildFederation, paths, INSTANCE_ACTOR }, { lookupRemotePerson, remoteQuery, sendBlockActivity, sendFollowActivity }, { createPostDelivery }, { createBackfill }, { createFlags }] =
+    await Promise.all([import('./federation.js'), import('./follow-activities.js'), import('./post-activities.js'), import('./backfill.js'), import('./flags.js')]);
   const origin = new URL(config.publicUrl).origin;
   const { allowedPrivateHosts } = config.federation;
   const rejectsMedia = (host: string) => blocks.of(host)?.rejectMedia === true;
@@ -309,6 +311,16 @@ async function start(
   const remotePosts = createRemotePostsRepository(database.sqlite);
   const { follows } = fastify;
   follows.setOrigin(origin);
+  const flags = createFlags(database.sqlite, {
+    origin,
+    remoteActors,
+    remotePosts,
+    ourPosts: posts,
+    refused: (host) => blocks.refused(host),
+    rejectsReports: (host) => blocks.of(host)?.rejectReports === true,
+    instanceActor: INSTANCE_ACTOR,
+    log: fastify.log,
+  });
   const kv = createSqliteKvStore(database.sqlite);
   const queue = createSqliteMessageQueue(database.sqlite, {
     onError: (err) => fastify.log.warn({ err }, 'federation: a queued message failed'),
@@ -359,6 +371,7 @@ async function start(
     failures,
     mayFetch,
     blockedFrom: (remoteId, localId, block) => fastify.blocks.fromAnotherServer(remoteId, localId, block),
+    flags,
     retryFirstDelayMs: config.federation.retryFirstDelayMs,
     log: fastify.log,
   });
@@ -432,6 +445,7 @@ async function start(
         return found;
       },
       backfill: (userId) => backfill.read(context(), userId),
+      forwardReport: (op, kind, itemId, comment) => flags.forward(context(), op, kind, itemId, comment),
     },
 
     async onRequest(request, reply) {
@@ -554,6 +568,7 @@ function inScope(guard: FetchGuard, running: Running): Running {
       deliver: (items) => guard.run(() => handle.deliver(items)),
       lookup: (term) => guard.run(() => handle.lookup(term)),
       backfill: (userId) => guard.run(() => handle.backfill(userId)),
+      forwardReport: (op, kind, itemId, comment) => guard.run(() => handle.forwardReport(op, kind, itemId, comment)),
     },
     onRequest: (request, reply) => guard.run(() => running.onRequest(request, reply)),
     drain: () => guard.run(() => running.drain()),

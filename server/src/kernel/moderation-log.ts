@@ -28,7 +28,9 @@ export type ActionName =
   // Allow-list mode and its list (federation/domain-blocks.ts).
   | 'allow_server'
   | 'disallow_server'
-  | 'change_allow_list';
+  | 'change_allow_list'
+  // A report forwarded to the reported person's server as a Flag (federation/flags.ts).
+  | 'forward_report';
 
 /** Who acts: an operator, as the verified token says (kernel/auth/operators.ts). */
 export interface Operator {

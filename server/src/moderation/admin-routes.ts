@@ -40,9 +40,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         author: r.author,
         authorSuspended: r.authorSuspended === 1,
         reporterCount: r.reporterCount,
-        reasons: (JSON.parse(r.reasons) as Array<{ reason: ReportReason; note: string; created_at: number }>)
+        reasons: (JSON.parse(r.reasons) as Array<{ reason: ReportReason; note: string; created_at: number; fromHost: string | null }>)
           .sort((a, b) => b.created_at - a.created_at)
-          .map((x) => ({ reason: x.reason, note: x.note, created_at: iso(x.created_at) })),
+          .map((x) => ({ reason: x.reason, note: x.note, created_at: iso(x.created_at), fromHost: x.fromHost })),
         lastReportedAt: iso(r.lastReportedAt),
         editedAt: r.editedAt === null ? null : iso(r.editedAt),
         history: (JSON.parse(r.history) as Array<{ id: number; caption: string; altText: string; photoAlts: string[]; created_at: number }>)
@@ -59,6 +59,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
           : [],
         // Operators see the photo itself, told it is marked sensitive (docs/api.md, "Content warnings").
         ...(r.commentId === null && r.sensitive === 1 && { sensitive: { warning: r.contentWarning } }),
+        authorHost: r.authorHost,
+        forwarded: r.forwardedTo === null || r.forwardedAt === null ? null : { host: r.forwardedTo, created_at: iso(r.forwardedAt) },
       })),
       suspended: suspended.map((s) => ({ username: s.username, reason: s.reason, created_at: iso(s.createdAt) })),
       actions: actions.map((a) => ({ ...a, created_at: iso(a.createdAt) })),

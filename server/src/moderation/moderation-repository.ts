@@ -31,6 +31,11 @@ export interface OpenReportRow {
   /** The post is marked sensitive (posts.sensitive), with its warning. */
   sensitive: number;
   contentWarning: string;
+  /** The author's server when they are another server's (users.host); null for ours. */
+  authorHost: string | null;
+  /** Where and when the item's reports were forwarded (a Flag, federation/flags.ts); null when not. */
+  forwardedTo: string | null;
+  forwardedAt: number | null;
 }
 
 export interface ActionRow {
@@ -87,7 +92,8 @@ export function createModerationRepository(
   const openReports = sqlite.prepare<[number], OpenReportRow>(`
     WITH open AS (
       SELECT post_id, comment_id, count(*) AS reporterCount, max(created_at) AS lastReportedAt, max(id) AS lastReportId,
-        json_group_array(json_object('reason', reason, 'note', note, 'created_at', created_at)) AS reasons
+        json_group_array(json_object('reason', reason, 'note', note, 'created_at', created_at, 'fromHost', reporter_host)) AS reasons,
+        max(forwarded_to) AS forwardedTo, max(forwarded_at) AS forwardedAt
       FROM reports WHERE resolved_at IS NULL
       GROUP BY post_id, comment_id
       -- Reports in the same millisecond: the later one (the larger id) first, so the order is always the same.
@@ -107,7 +113,7 @@ export function createModerationRepository(
       CASE WHEN c.id IS NULL AND p.photo_count > 1 THEN (
         SELECT json_group_array(json_object('mediaKey', f.media_key, 'altText', f.alt_text))
         FROM (SELECT media_key, alt_text FROM post_photos WHERE post_id = p.id ORDER BY position) f) END AS albumPhotos,
-      p.sensitive, p.content_warning AS contentWarning
+      p.sensitive, p.content_warning AS contentWarning, u.host AS authorHost, o.forwardedTo, o.forwardedAt
     FROM open o
     JOIN posts p ON p.id = o.post_id
     LEFT JOIN comments c ON c.id = o.comment_id

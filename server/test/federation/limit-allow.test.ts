@@ -1,3 +1,4 @@
+import { Flag } from '@fedify/vocab';
 import t from 'tap';
 import { client } from '../api/factories.js';
 import { createPost, makeJpeg, upload } from '../media/upload-helpers.js';
@@ -156,5 +157,119 @@ t.test('limit, then allow-list mode, between two real servers', async (t) => {
       { action: 'disallow_server', target: 'friends.example' },
       { action: 'change_allow_list', target: 'off' },
     ]);
+  });
+
+  // Issue 50, item 1: a report of another server's post forwarded there as Mastodon's Flag, and
+  // Flags taken in as reports from "a person on <host>" (federation/flags.ts).
+  t.test('reports forwarded as a Flag, and Flags taken in', async (t) => {
+    const dora = await a.createUser('dora'); // B never hears of her: her name must not reach it
+    const asDora = client(a.app, dora.token);
+    const olgaThere = await b.createUser('olga');
+    const asOlgaThere = client(b.app, olgaThere.token);
+    const bSqlite = b.app.database.sqlite;
+    // Every inbox POST B's server gets, as it came.
+    const fed = b.app.federation!.federation;
+    const fedifyFetch = fed.fetch.bind(fed);
+    const inbound: Array<{ path: string; body: string }> = [];
+    fed.fetch = (async (request: Request, options: never) => {
+      if (request.method === 'POST') inbound.push({ path: new URL(request.url).pathname, body: await request.clone().text() });
+      return fedifyFetch(request, options);
+    }) as typeof fed.fetch;
+    t.teardown(() => {
+      fed.fetch = fedifyFetch;
+    });
+    const flagsIn = () => inbound.filter((x) => (JSON.parse(x.body) as { type?: string }).type === 'Flag');
+    // Nothing due in either queue (a retry of the allow-list case above may wait for later).
+    const queuesEmpty = async () =>
+      [sqlite, bSqlite].every((db) => db.prepare('SELECT count(*) FROM federation_queue WHERE run_at <= ?').pluck().get(Date.now()) === 0);
+
+    const his = ((await asCarol('GET', '/api/discover-posts')).json as Post[]).find((p) => p.caption === 'over there #seaside')!;
+    t.equal((await asDora('POST', '/api/reports', { kind: 'post', id: his.postid, reason: 'spam', note: 'dora says: casino ads' })).status, 201);
+    const forward = (kind: string, id: number, comment: string) => asOlga('POST', `/api/admin/reports/${kind}/${id}/forward`, { comment });
+
+    // Refused: a member; a report of our own person's post; a server that may not federate; bad input.
+    t.equal((await asDora('POST', `/api/admin/reports/post/${his.postid}/forward`, { comment: 'x' })).status, 403, 'a member may not forward');
+    const alices = ((await asAlice('GET', '/api/user-posts')).json.posts as Post[]).find((p) => p.caption === 'alice here')!;
+    t.equal((await asDora('POST', '/api/reports', { kind: 'post', id: alices.postid, reason: 'other', note: '' })).status, 201);
+    const local = await forward('post', alices.postid, 'ours');
+    t.equal(local.status, 400, 'a report of a person of this server: 400');
+    t.equal(local.json.error, 'not_remote');
+    t.match(local.json.message, /alice, a person on this server/);
+    t.equal((await forward('post', 999_999, 'x')).status, 404, 'an item that does not exist: 404');
+    t.equal((await asOlga('POST', `/api/admin/reports/post/${his.postid}/forward`, { comment: 'x', extra: 1 })).status, 400, 'an unknown field: 400');
+    t.equal((await forward('post', his.postid, 'x'.repeat(501))).status, 400, 'a comment over 500 characters: 400');
+    await asOlga('DELETE', `/api/admin/federation/allows/${encodeURIComponent(b.host)}`);
+    await asOlga('PUT', '/api/admin/federation/allow-list', { enabled: true });
+    const refused = await forward('post', his.postid, 'x');
+    t.equal(refused.status, 409, 'to a server off the allow list: 409');
+    t.match(refused.json.message, /may not federate/);
+    await asOlga('PUT', '/api/admin/federation/allow-list', { enabled: false });
+    t.equal(sqlite.prepare('SELECT count(*) FROM reports WHERE forwarded_to IS NOT NULL').pluck().get(), 0, 'no refusal recorded a forward');
+    t.equal(sqlite.prepare("SELECT count(*) FROM moderation_actions WHERE action = 'forward_report'").pluck().get(), 0, 'nor logged one');
+
+    // Forwarded once: recorded on both open reports (Carol's and Dora's), logged, and queued for B.
+    const sent = await forward('post', his.postid, 'Casino ads, reported by two people here');
+    t.same(sent.json, { forwardedTo: b.host }, 'forwarded to his server');
+    const again = await forward('post', his.postid, 'once more');
+    t.equal(again.status, 409, 'forwarding it again: 409');
+    t.equal(again.json.error, 'already_forwarded');
+    const ours = ((await asOlga('GET', '/api/admin/overview')).json.reports as Array<{ itemId: number; authorHost: string | null; forwarded: { host: string } | null; reporterCount: number }>).find(
+      (r) => r.itemId === his.postid,
+    )!;
+    t.equal(ours.authorHost, b.host, 'the page knows where it may be forwarded');
+    t.equal(ours.forwarded?.host, b.host, 'and shows it was');
+    t.equal(ours.reporterCount, 2);
+    t.same(
+      sqlite.prepare("SELECT target, reason FROM moderation_actions WHERE action = 'forward_report'").all(),
+      [{ target: `2 reports on post ${his.postid} by ${bobThere}, to ${b.host}`, reason: 'Casino ads, reported by two people here' }],
+      'one line in the moderation log',
+    );
+
+    // B takes it as a report from "a person on <A>", with the operator's words and nobody's name.
+    const bobs = ((await asBob('GET', '/api/user-posts')).json.posts as Post[]).find((p) => p.caption === 'over there #seaside')!;
+    type Report = { kind: string; itemId: number; author: string; reasons: Array<{ reason: string; note: string; fromHost: string | null }> };
+    const reportsThere = async () => (await asOlgaThere('GET', '/api/admin/overview')).json.reports as Report[];
+    await eventually('the Flag reaches B as a report', async () => (await reportsThere()).some((r) => r.itemId === bobs.postid));
+    const there = (await reportsThere()).find((r) => r.itemId === bobs.postid)!;
+    t.same(there.reasons.map((r) => ({ reason: r.reason, note: r.note, fromHost: r.fromHost })), [
+      { reason: 'other', note: 'Casino ads, reported by two people here', fromHost: a.host },
+    ]);
+    t.equal(there.author, 'bob');
+    await eventually('nothing is due in the queues', queuesEmpty);
+    const flags = flagsIn();
+    t.equal(flags.length, 1, 'one Flag was sent, though forwarding was asked twice');
+    t.equal(flags[0]!.path, '/inbox', "to his server's shared inbox");
+    const flag = JSON.parse(flags[0]!.body) as { actor: string; object: string[]; content: string };
+    t.equal(flag.actor, `${a.origin}/actor`, "by A's instance actor, not by a person");
+    t.same(flag.object, [`${b.origin}/users/${bob.id}`, `${b.origin}/users/${bob.id}/posts/${bobs.postid}`], 'naming him and his post');
+    t.equal(flag.content, 'Casino ads, reported by two people here');
+    t.notOk(/dora|carol|casino ads"|dora says/i.test(flags[0]!.body), "no reporter's name or note in the activity");
+    const dump = JSON.stringify(
+      (bSqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).map((table) => bSqlite.prepare(`SELECT * FROM "${table}"`).raw().all()),
+    );
+    t.notOk(/dora/i.test(dump), "B's database holds no reporter's name, nor their note");
+    t.same(bSqlite.prepare('SELECT reporter_id AS reporterId, reporter_host AS reporterHost FROM reports').all(), [{ reporterId: null, reporterHost: a.host }]);
+
+    // Flags sent straight from A's instance actor: one naming nothing of B's, then a flood about Bob's comment.
+    const ctx = a.app.federation!.federation.createContext(new URL(a.origin), undefined);
+    const bInstance = { id: new URL(`${b.origin}/actor`), inboxId: new URL(`${b.origin}/inbox`), endpoints: null };
+    const actor = ctx.getActorUri('instance');
+    const bobsComment = bSqlite.prepare("SELECT id FROM comments WHERE user_id = ? AND content = 'hello'").pluck().get(bob.id) as number;
+    const send = (n: string, objects: string[]) =>
+      ctx.sendActivity({ identifier: 'instance' }, bInstance, new Flag({ id: new URL(`${actor.href}#test-flags/${n}`), actor, objects: objects.map((o) => new URL(o)), content: `flag ${n}` }));
+    await send('not-ours', [`${a.origin}/users/${alice.id}/posts/${alices.postid}`, `${b.origin}/users/${bob.id}/posts/999999`, `${b.origin}/users/${bob.id}`, `${b.origin}/users/${olgaThere.id}/posts/${bobs.postid}`]);
+    for (let i = 0; i < 5; i++) await send(`flood-${i}`, [`${b.origin}/users/${bob.id}`, `${b.origin}/users/${bob.id}/comments/${bobsComment}`]);
+    await eventually('the six Flags reach B and are handled', async () => flagsIn().length === 7 && (await queuesEmpty()));
+    t.same(
+      bSqlite.prepare('SELECT post_id AS postId, comment_id AS commentId, reporter_host AS host, note FROM reports ORDER BY id').all(),
+      [
+        { postId: bobs.postid, commentId: null, host: a.host, note: 'Casino ads, reported by two people here' },
+        { postId: bSqlite.prepare('SELECT post_id FROM comments WHERE id = ?').pluck().get(bobsComment), commentId: bobsComment, host: a.host, note: 'flag flood-0' },
+      ],
+      'nothing for the Flag naming nothing of ours; one report for five Flags about his comment',
+    );
+    const comment = (await reportsThere()).find((r) => r.kind === 'comment')!;
+    t.equal(comment.reasons.length, 1, 'the page lists it once');
+    t.equal(comment.reasons[0]!.fromHost, a.host);
   });
 });

@@ -44,6 +44,7 @@ const ACTION_LABELS: Record<AdminOverview['actions'][number]['action'], string> 
   allow_server: 'Put on the allow list',
   disallow_server: 'Took off the allow list',
   change_allow_list: 'Turned allow-list mode',
+  forward_report: 'Forwarded',
 };
 
 /** The operator's second page: what is set once (app/screens.ts names both). */
