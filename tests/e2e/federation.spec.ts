@@ -214,6 +214,49 @@ test("A's operator limits B: his album leaves Discover for someone who does not 
   await shot(danPage, 'limited-profile');
 });
 
+test("A's operator forwards a report of Bob's album to his server, which lists it from a person on A", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken, bobToken } = walked!;
+  const [a, b] = [servers[0]!, servers[1]!];
+  // Someone on A reports Bob's album (through the API: the report screen is not what is tested here).
+  const album = ((await (await fetch(`${a.origin}/api/followFeed`, { headers: { authorization: `Bearer ${aliceToken}` } })).json()) as Array<{ postid: number; caption: string }>).find((p) =>
+    p.caption.includes('from the other server'),
+  )!;
+  const reporter = newUser('fr');
+  const reporterToken = await tokenFor('embedded', reporter, true, a.origin);
+  const reported = await fetch(`${a.origin}/api/reports`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${reporterToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'post', id: album.postid, reason: 'spam', note: 'selling things' }),
+  });
+  expect(reported.status).toBe(201);
+
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  await page.goto('/app/admin');
+  const item = page.getByRole('listitem', { name: /^Reported post by / }).filter({ hasText: 'from the other server' });
+  await item.getByRole('button', { name: `Forward to ${hostOf(ports[1])}` }).click();
+  const dialog = page.getByRole('dialog', { name: `Forward to ${hostOf(ports[1])}` });
+  // It starts with the reasons given here (never who gave them), for her to edit.
+  await expect(dialog.getByLabel(`What to tell ${hostOf(ports[1])}`)).toHaveValue('Spam: selling things');
+  await shot(page, 'forward-report');
+  await dialog.getByRole('button', { name: 'Forward' }).click();
+  await expect(item.getByText(`Forwarded to ${hostOf(ports[1])} on`)).toBeVisible();
+  await expect(item.getByRole('button', { name: `Forward to ${hostOf(ports[1])}` })).toHaveCount(0);
+  await shot(page, 'forwarded');
+
+  // On B, Bob (its first account, so its operator) finds it among his reports, from a person on A.
+  const { page: bobPage } = await phoneOn(browser, b.origin, bobToken);
+  await expect(async () => {
+    await bobPage.goto('/app/admin');
+    await expect(bobPage.getByText(`from a person on ${hostOf(ports[0])}`)).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(bobPage.getByRole('listitem', { name: /^Reported post by / })).toContainText('Spam: selling things');
+  await expect(bobPage.getByText(reporter.username)).toHaveCount(0);
+  await shot(bobPage, 'report-from-another-server');
+  await bobPage.setViewportSize({ width: 1280, height: 900 });
+  await shot(bobPage, 'report-from-another-server-desktop');
+});
+
 test("A's operator suspends B: its person and his post are gone from her server; the block list goes out and comes back as CSV", async ({ browser }) => {
   test.setTimeout(60_000);
   const { aliceToken, bobThere } = walked!;

@@ -6,7 +6,7 @@ import page from '@/components/page.module.css';
 import rows from '@/components/rows.module.css';
 import { EmptyState, ErrorMessage, Loading } from '@/components/status';
 import { ApiError } from '@/lib/api/client';
-import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, getAdminOverview, liftSuspension, markSensitiveAsOperator, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
+import { type AdminOverview, type AdminReport, dismissReports, earlyAdminOverview, forwardReports, getAdminOverview, liftSuspension, markSensitiveAsOperator, removeAsOperator, type ReportReason, suspend } from '@/lib/api/moderation';
 import { formatCount, formatDate, readableBytes } from '@/lib/format';
 import { useSubmit } from '@/lib/use-submit';
 import { PasswordReset } from './password-reset';
@@ -72,6 +72,8 @@ interface Asking {
   title: string;
   explanation: string;
   confirmLabel: string;
+  label?: string;
+  initial?: string;
   run: (reason: string) => Promise<unknown>;
 }
 
@@ -215,6 +217,16 @@ export function AdminPage() {
                     run: (reason) => markSensitiveAsOperator(r.postId, reason, ''),
                   })
                 }
+                onForward={() =>
+                  ask({
+                    title: `Forward to ${r.authorHost}`,
+                    explanation: `The reports go to ${r.authorHost}'s operators as coming from this server, with what you write here. Who reported it is never sent.`,
+                    confirmLabel: 'Forward',
+                    label: `What to tell ${r.authorHost}`,
+                    initial: forwardText(r),
+                    run: (comment) => forwardReports(r.kind, r.itemId, comment),
+                  })
+                }
                 onSuspend={() =>
                   ask({
                     title: `Suspend ${r.author}`,
@@ -310,6 +322,8 @@ export function AdminPage() {
           title={asking.title}
           explanation={asking.explanation}
           confirmLabel={asking.confirmLabel}
+          label={asking.label}
+          initial={asking.initial}
           onConfirm={async (reason) => {
             await asking.run(reason);
           }}
@@ -321,16 +335,23 @@ export function AdminPage() {
 }
 
 
+/** What a forward starts with: the reasons given here (not who gave them), for the operator to edit. */
+function forwardText(r: AdminReport): string {
+  const lines = r.reasons.filter((x) => x.fromHost === null).map((x) => (x.note ? `${REASON_LABELS[x.reason]}: ${x.note}` : REASON_LABELS[x.reason]));
+  return [...new Set(lines)].join('\n');
+}
+
 interface ReportItemProps {
   report: AdminReport;
   busy: boolean;
   onDismiss: () => void;
+  onForward: () => void;
   onRemove: () => void;
   onSuspend: () => void;
   onMarkSensitive: () => void;
 }
 
-function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend, onMarkSensitive }: ReportItemProps) {
+function ReportItem({ report: r, busy, onDismiss, onForward, onRemove, onSuspend, onMarkSensitive }: ReportItemProps) {
   const what = r.kind === 'post' ? 'Post' : 'Comment';
   return (
     <li className={styles.report} aria-label={`Reported ${r.kind} by ${r.author}`}>
@@ -359,6 +380,11 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend, onMarkSen
             {formatDate(r.lastReportedAt)}
             {r.editedAt && ` · edited by its author ${formatDate(r.editedAt)}`}
           </p>
+          {r.forwarded && (
+            <p className={rows.meta}>
+              Forwarded to {r.forwarded.host} on {formatDate(r.forwarded.created_at)}
+            </p>
+          )}
         </div>
       </div>
       {r.albumPhotos.length > 0 && (
@@ -401,6 +427,8 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend, onMarkSen
         {r.reasons.map((x, i) => (
           <li key={i}>
             <span className={styles.reason}>{REASON_LABELS[x.reason]}</span>
+            {/* A report another server sent: its reporter is not named to us (a Flag; docs/api.md). */}
+            {x.fromHost && <span className={rows.meta}>from a person on {x.fromHost}</span>}
             {x.note && <span className={styles.note}>{x.note}</span>}
           </li>
         ))}
@@ -412,6 +440,11 @@ function ReportItem({ report: r, busy, onDismiss, onRemove, onSuspend, onMarkSen
         <button type="button" className={`${buttons.danger} ${buttons.small}`} onClick={onRemove} disabled={busy}>
           Remove {r.kind}
         </button>
+        {r.authorHost && !r.forwarded && (
+          <button type="button" className={`${buttons.secondary} ${buttons.small}`} onClick={onForward} disabled={busy}>
+            Forward to {r.authorHost}
+          </button>
+        )}
         {r.kind === 'post' && !r.sensitive && (
           <button type="button" className={`${buttons.secondary} ${buttons.small}`} onClick={onMarkSensitive} disabled={busy}>
             Mark sensitive

@@ -11,13 +11,17 @@ interface ReasonDialogProps {
   /** What happens, in a sentence, above the reason. */
   explanation: string;
   confirmLabel: string;
+  /** The field's label, when it is not a reason the author sees (a report forwarded to another server). */
+  label?: string;
+  /** What the field starts with. */
+  initial?: string;
   onConfirm: (reason: string) => Promise<void>;
   onClose: () => void;
 }
 
 /** Asks an operator for the reason of a removal or suspension (the person concerned sees it), then acts. */
-export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onClose }: ReasonDialogProps) {
-  const [reason, setReason] = useState('');
+export function ReasonDialog({ title, explanation, confirmLabel, label = 'Reason (the author sees it)', initial = '', onConfirm, onClose }: ReasonDialogProps) {
+  const [reason, setReason] = useState(initial);
   const submit = useSubmit((err) => submit.setError(err instanceof Error ? err.message : 'That did not work. Please try again.'));
   const id = useId();
 
@@ -37,7 +41,7 @@ export function ReasonDialog({ title, explanation, confirmLabel, onConfirm, onCl
         >
           <p className={modal.hint}>{explanation}</p>
           <label htmlFor={id} className={modal.label}>
-            Reason (the author sees it)
+            {label}
           </label>
           <textarea
             id={id}

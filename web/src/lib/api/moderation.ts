@@ -37,6 +37,9 @@ export const getAdminOverview = (signal?: AbortSignal) => request<AdminOverview>
 export const earlyAdminOverview = () => arrived<AdminOverview>(ADMIN_OVERVIEW);
 export const dismissReports = (kind: 'post' | 'comment', itemId: number) =>
   request<Done>(`/api/admin/reports/${kind}/${itemId}/dismiss`, { method: 'POST', body: {} });
+/** An item's open reports forwarded to its author's server (a Flag from this server, with these words and no reporter's name). */
+export const forwardReports = (kind: 'post' | 'comment', itemId: number, comment: string) =>
+  request<Static<typeof answers.ReportForwarded>>(`/api/admin/reports/${kind}/${itemId}/forward`, { method: 'POST', body: { comment } });
 export const removeAsOperator = (kind: 'post' | 'comment', itemId: number, reason: string) =>
   request<Done>(`/api/admin/${kind === 'post' ? 'posts' : 'comments'}/${itemId}`, { method: 'DELETE', body: { reason } });
 export const suspend = (username: string, reason: string) =>
