@@ -271,5 +271,18 @@ t.test('limit, then allow-list mode, between two real servers', async (t) => {
     const comment = (await reportsThere()).find((r) => r.kind === 'comment')!;
     t.equal(comment.reasons.length, 1, 'the page lists it once');
     t.equal(comment.reasons[0]!.fromHost, a.host);
+
+    // B's operator closes the report of his post, then blocks A with "reject reports": A's next Flag
+    // about it is not heard; lifted, the same Flag is a report again.
+    t.equal((await asOlgaThere('POST', `/api/admin/reports/post/${bobs.postid}/dismiss`, {})).status, 200);
+    t.equal((await asOlgaThere('PUT', '/api/admin/federation/blocks', { domain: a.host, severity: 'noop', rejectReports: true })).status, 200);
+    const openThere = () => bSqlite.prepare('SELECT count(*) FROM reports WHERE resolved_at IS NULL AND comment_id IS NULL').pluck().get();
+    const bobsPost = `${b.origin}/users/${bob.id}/posts/${bobs.postid}`;
+    await send('rejected', [bobsPost]);
+    await eventually('the Flag reaches B and is handled', async () => flagsIn().length === 8 && (await queuesEmpty()));
+    t.equal(openThere(), 0, 'from a server whose reports are rejected: no report');
+    t.equal((await asOlgaThere('DELETE', `/api/admin/federation/blocks/${encodeURIComponent(a.host)}`)).status, 200);
+    await send('heard', [bobsPost]);
+    await eventually('once lifted, the Flag is a report again', async () => openThere() === 1);
   });
 });
