@@ -462,22 +462,24 @@ export function createPostsRepository(sqlite: Database.Database) {
     }),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
     // Blocking removes follows both ways and forbids new ones, so these pages need no block check.
-    // Muting a server keeps follows: a viewer who muted one reads the general statement with the
-    // posts of its people left out as Discover leaves out the blocked, and no first page is kept.
+    // Muting a server keeps follows: for a viewer who muted one, the posts of its people are left
+    // out as Discover leaves out the blocked (read on from the last row), and no first page is kept.
     following: read((viewerUser: Viewer, followingCount: number, before: Keyset, limit: number) => {
       const viewer = viewerUser.id;
       const withComments = (rows: PostRow[]) => withCommentsFor(rows, viewerUser);
       const params = page(viewer, before, limit);
-      if (viewerUser.blockCount > 0 && blocksOf(viewerUser).hosts.size > 0) {
-        return withComments(readBlocking(viewerUser, (p) => following.all(p), params, limit));
-      }
-      const rowsNow = () => {
+      // The walk of the newest posts when it fills the page, else the merge: each a complete answer from `p`.
+      const rowsFrom = (p: PageParams) => {
         if (followingCount >= FOLLOWING_WALK_MIN) {
-          const recent = followingRecent.all({ ...params, scan: limit * FOLLOWING_WINDOW });
-          if (recent.length === limit) return recent;
+          const recent = followingRecent.all({ ...p, scan: p.limit * FOLLOWING_WINDOW });
+          if (recent.length === p.limit) return recent;
         }
-        return following.all(params);
+        return following.all(p);
       };
+      if (viewerUser.blockCount > 0 && blocksOf(viewerUser).hosts.size > 0) {
+        return withComments(readBlocking(viewerUser, rowsFrom, params, limit));
+      }
+      const rowsNow = () => rowsFrom(params);
       if (before.createdAt !== NEWEST.createdAt || before.id !== NEWEST.id) return withComments(rowsNow());
 
       // The first page, what a client reloads: which posts it lists is cached until feed_epoch moves.
