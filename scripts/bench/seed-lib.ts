@@ -981,7 +981,8 @@ export function verifySeed(dbFile: string): string[] {
     check(
       'users.block_count wrong',
       `SELECT count(*) AS n FROM users u WHERE block_count <>
-         (SELECT count(*) FROM blocks WHERE blocker_id = u.id) + (SELECT count(*) FROM blocks WHERE blocked_id = u.id)`,
+         (SELECT count(*) FROM blocks WHERE blocker_id = u.id) + (SELECT count(*) FROM blocks WHERE blocked_id = u.id)
+           + (SELECT count(*) FROM server_mutes WHERE user_id = u.id)`,
     );
     check(
       'follows between people who block each other',

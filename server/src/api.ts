@@ -13,6 +13,7 @@ import hashtagRoutes from './hashtags/hashtag-routes.js';
 import inviteRoutes from './registration/invite-routes.js';
 import likeRoutes from './social/like-routes.js';
 import moderationRoutes from './moderation/moderation-routes.js';
+import serverMuteRoutes from './moderation/server-mute-routes.js';
 import notificationRoutes from './social/notification-routes.js';
 import postEditRoutes from './posts/post-edits-routes.js';
 import contentWarningRoutes from './posts/content-warning-routes.js';
@@ -39,6 +40,7 @@ const apiRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(accountRoutes);
   await fastify.register(exportRoutes);
   await fastify.register(moderationRoutes);
+  await fastify.register(serverMuteRoutes);
   await fastify.register(notificationRoutes);
   await fastify.register(postEditRoutes);
   await fastify.register(contentWarningRoutes);

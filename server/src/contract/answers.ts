@@ -84,6 +84,9 @@ export const UnreadCounts = Type.Object({ ...UnreadNotifications.properties, fol
 // Blocks and notices.
 export const Blocked = Type.Object({ blocked: Type.Boolean() });
 export const Blocks = Type.Object({ blocks: Type.Array(BlockedPerson) });
+/** A person's mutes of whole servers (moderation/server-mute-routes.ts), newest first. */
+export const ServerMutes = Type.Object({ mutes: Type.Array(Type.Object({ host: Type.String(), created_at: Type.String() })) });
+export const ServerMuted = Type.Object({ host: Type.String(), muted: Type.Boolean() });
 export const Notices = Type.Object({ notices: Type.Array(ModerationNotice) });
 
 // Registration.

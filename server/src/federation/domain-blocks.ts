@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import { badRequest, notFound } from '../kernel/errors.js';
 import { createModerationLog, type Operator } from '../kernel/moderation-log.js';
 import { cleanText, clip } from '../kernel/text.js';
+import { normalizeDomain } from '../kernel/host-names.js';
+
+export { normalizeDomain };
 
 export type Severity = 'suspend' | 'limit' | 'noop';
 
@@ -43,27 +46,6 @@ const IMPORT_MAX_LINES = 10_000;
 /** Mastodon's export header, in its order (docs/self-hosting.md, "Blocking servers"). */
 export const CSV_HEADER = '#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate';
 const SEVERITIES: readonly Severity[] = ['suspend', 'limit', 'noop'];
-
-/**
- * A domain as blocks name it: a host name in lower case (its IDN in punycode), or a host:port for
- * one server on a port; a pasted address (https://host/path) gives its host. Null when it is
- * not one (an IP range, a wildcard, an empty line).
- */
-export function normalizeDomain(raw: string): string | null {
-  let text = raw.trim().toLowerCase();
-  if (text === '' || text.length > 300) return null;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//.test(text)) text = `https://${text}`;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return null;
-  }
-  if (url.username || url.password) return null;
-  const host = url.host;
-  if (!/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?::[0-9]{1,5})?$/.test(host)) return null;
-  return host;
-}
 
 /** One CSV field, quoted when it must be (RFC 4180, as Mastodon writes it). */
 const csvField = (value: string) => (/[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { NEWEST_BEFORE, UNREAD_COUNT, visibleActor } from './notification-rules.js';
+import { mutedActor, NEWEST_BEFORE, UNREAD_COUNT, visibleActor } from './notification-rules.js';
 
 /**
  * Every write of a counter column, and only here: users.post_count, public_post_count,
@@ -54,13 +54,15 @@ export function createCounters(sqlite: Database.Database) {
 
   // Follows: the followee's row, with their bell: +1 for a new follower, -1 for one gone whose
   // follow was unread. A follow only stands between people with no block.
-  const addFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
-    UPDATE users SET follower_count = follower_count + 1, unread_notifications = unread_notifications + 1,
+  // A follower on a server the followee muted counts on no bell (notification-rules.ts, mutedActor).
+  const addFollower = sqlite.prepare<{ follower: number; followee: number; at: number }, { followerCount: number }>(`
+    UPDATE users SET follower_count = follower_count + 1,
+      unread_notifications = unread_notifications + NOT EXISTS (${mutedActor('@followee', '@follower')}),
       notified_at = max(notified_at, @at)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
-  const dropFollower = sqlite.prepare<{ followee: number; at: number }, { followerCount: number }>(`
+  const dropFollower = sqlite.prepare<{ follower: number; followee: number; at: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count - 1,
-      unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
+      unread_notifications = max(unread_notifications - (@at > notifications_seen_at AND NOT EXISTS (${mutedActor('@followee', '@follower')})), 0)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
   // An accepted follow request (follows.accepted = 1): the bell is the follower's ("X accepted your
@@ -68,13 +70,14 @@ export function createCounters(sqlite: Database.Database) {
   const bumpFollowers = sqlite.prepare<[number, number], { followerCount: number }>(
     'UPDATE users SET follower_count = follower_count + ? WHERE id = ? RETURNING follower_count AS followerCount',
   );
-  const acceptedToFollower = sqlite.prepare<{ follower: number; at: number }>(`
-    UPDATE users SET following_count = following_count + 1, unread_notifications = unread_notifications + 1,
+  const acceptedToFollower = sqlite.prepare<{ follower: number; followee: number; at: number }>(`
+    UPDATE users SET following_count = following_count + 1,
+      unread_notifications = unread_notifications + NOT EXISTS (${mutedActor('@follower', '@followee')}),
       notified_at = max(notified_at, @at)
     WHERE id = @follower`);
-  const unacceptedToFollower = sqlite.prepare<{ follower: number; at: number }>(`
+  const unacceptedToFollower = sqlite.prepare<{ follower: number; followee: number; at: number }>(`
     UPDATE users SET following_count = following_count - 1,
-      unread_notifications = max(unread_notifications - (@at > notifications_seen_at), 0)
+      unread_notifications = max(unread_notifications - (@at > notifications_seen_at AND NOT EXISTS (${mutedActor('@follower', '@followee')})), 0)
     WHERE id = @follower`);
   // A follow taken by a block, both counts at once (its bell already went with the block's).
   const uncountFollow = sqlite.prepare<{ follower: number; followee: number }>(`
@@ -131,6 +134,9 @@ export function createCounters(sqlite: Database.Database) {
   const markSeen = sqlite.prepare<{ user: number; seen: number }>(`
     UPDATE users SET notifications_seen_at = @seen, unread_notifications = (${UNREAD_COUNT})
     WHERE id = @user`);
+  // The bell counted again by the rules, up to the person's own notifications_seen_at (a mute or an unmute of a server).
+  const seenAt = sqlite.prepare<[number], number>('SELECT notifications_seen_at FROM users WHERE id = ?').pluck();
+  const recount = sqlite.prepare<{ user: number; seen: number }>(`UPDATE users SET unread_notifications = (${UNREAD_COUNT}) WHERE id = @user`);
   const markAllSeen = sqlite.prepare<{ user: number; seen: number }>(
     'UPDATE users SET notifications_seen_at = @seen, unread_notifications = 0 WHERE id = @user',
   );
@@ -189,22 +195,22 @@ export function createCounters(sqlite: Database.Database) {
     },
     /** A follow made `at`; the followee's new follower_count. */
     followAdded(follower: number, followee: number, at: number): number {
-      const { followerCount } = addFollower.get({ followee, at })!;
+      const { followerCount } = addFollower.get({ follower, followee, at })!;
       bumpFollowing.run(1, follower);
       return followerCount;
     },
     /** A follow request approved `at` (follows.accepted = 1): the follower's bell rings; the followee's new follower_count. */
     followAccepted(follower: number, followee: number, at: number): number {
-      acceptedToFollower.run({ follower, at });
+      acceptedToFollower.run({ follower, followee, at });
       return bumpFollowers.get(1, followee)!.followerCount;
     },
     /** A follow made `at` undone (`accepted`: it was an approved request); the followee's new follower_count. */
     followRemoved(follower: number, followee: number, at: number, accepted = false): number {
       if (accepted) {
-        unacceptedToFollower.run({ follower, at });
+        unacceptedToFollower.run({ follower, followee, at });
         return bumpFollowers.get(-1, followee)!.followerCount;
       }
-      const { followerCount } = dropFollower.get({ followee, at })!;
+      const { followerCount } = dropFollower.get({ follower, followee, at })!;
       bumpFollowing.run(-1, follower);
       return followerCount;
     },
@@ -239,6 +245,11 @@ export function createCounters(sqlite: Database.Database) {
     /** The removed account's own counters, once its rows are gone. */
     accountRemoved(user: number): void {
       zeroAccount.run(user);
+    },
+    /** After one of `user`'s server mutes was made or lifted (moderation/server-mutes-repository.ts): their bell counted again. */
+    serverMutesChanged(user: number): void {
+      const seen = seenAt.get(user);
+      if (seen !== undefined) recount.run({ user, seen });
     },
     /** The bell read up to `seen`; `all`: nothing newer exists, so nothing is left to count. */
     notificationsSeen(user: number, seen: number, all: boolean): void {

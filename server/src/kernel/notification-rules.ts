@@ -4,14 +4,26 @@
  */
 
 // Who counts, for recipient `r` (a column or parameter) and actor `a`: not suspended, not
-// blocked by name either way. users.block_count = 0 (nearly everyone) skips the two block probes.
+// blocked by name either way, not on a server the recipient muted (server_mutes, which count in
+// block_count too). users.block_count = 0 (nearly everyone) skips the block and mute probes.
 // A block of an anonymous post's author (blocks.post_id set) changes no bell: the blocker's
 // would lose that author's likes, comments and follows, and so learn who wrote the post.
 export const visibleActor = (r: string, a: string) => `
   (SELECT suspended_at IS NULL AND deleted_at IS NULL FROM users WHERE id = ${a})
-  AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR NOT EXISTS (
+  AND ((SELECT block_count FROM users WHERE id = ${r}) = 0 OR (NOT EXISTS (
     SELECT 1 FROM blocks WHERE ((blocker_id = ${r} AND blocked_id = ${a}) OR (blocker_id = ${a} AND blocked_id = ${r}))
-      AND post_id IS NULL))`;
+      AND post_id IS NULL) AND NOT EXISTS (${mutedActor(r, a)})))`;
+
+/**
+ * Whether actor `a` (a column or parameter) is a person of a server recipient `r` muted
+ * (moderation/server-mutes-repository.ts): one probe of the users primary key, then of server_mutes'.
+ * What such a person does towards `r` is kept but counts on no bell and lists nowhere, until unmuted.
+ */
+export const mutedActor = (r: string, a: string) =>
+  `SELECT 1 FROM users ma JOIN server_mutes sm ON sm.user_id = ${r} AND sm.host = ma.host WHERE ma.id = ${a}`;
+
+/** mutedActor for @recipient and @actor: the writes of likes, comments and mentions ask it before moving a bell. */
+export const MUTED_ACTOR = mutedActor('@recipient', '@actor');
 
 /**
  * Whether what @actor does towards @recipient notifies nobody: @actor is a person of a server the

@@ -5,6 +5,7 @@ import { forbidden } from '../kernel/errors.js';
 import { createBlocksRepository, type BlocksRepository } from './blocks-repository.js';
 import { createModerationRepository, type ModerationRepository } from './moderation-repository.js';
 import { createOperatorsRepository, type OperatorsRepository } from './operators-repository.js';
+import { createServerMutesRepository, type ServerMutesRepository } from './server-mutes-repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +21,7 @@ declare module 'fastify' {
     requireOperator(request: FastifyRequest): Promise<void>;
     moderation: ModerationRepository;
     blocks: BlocksRepository;
+    serverMutes: ServerMutesRepository;
   }
 }
 
@@ -37,6 +39,8 @@ export default fp(
     });
     fastify.decorate('moderation', createModerationRepository(sqlite, shared, suspension, posts, comments));
     fastify.decorate('blocks', createBlocksRepository(sqlite, shared, posts, follows));
+    // Our own host is refused: people here are blocked one by one, never muted as a server.
+    fastify.decorate('serverMutes', createServerMutesRepository(sqlite, shared, new URL(config.publicUrl).host));
   },
   { name: 'moderation', dependencies: ['kernel', 'people', 'posts', 'social'] },
 );

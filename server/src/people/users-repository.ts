@@ -271,6 +271,8 @@ export function createUsersRepository(sqlite: Database.Database) {
   const blockedEitherWay = sqlite.prepare<{ viewer: number }, number>(`
     SELECT blocked_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NULL
     UNION SELECT blocker_id FROM blocks WHERE blocked_id = @viewer AND post_id IS NULL`).pluck();
+  // The servers @viewer muted (moderation/server-mutes-repository.ts): their people are not found by a search term.
+  const mutedHosts = sqlite.prepare<{ viewer: number }, string>('SELECT host FROM server_mutes WHERE user_id = @viewer').pluck();
   // A person of a limited server (users.limited, federation/domain-blocks.ts) is found only by their
   // followers: a term on the row each statement already reads, the follows probe only for them.
   const notLimited = (u: string) => `(${u}.limited = 0 OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = @viewer AND f.followee_id = ${u}.id))`;
@@ -376,14 +378,25 @@ export function createUsersRepository(sqlite: Database.Database) {
      * Case-insensitive: names starting with `term` first, then names containing it; at most
      * SEARCH_LIMIT. Suspended accounts are never found, people of a limited server only by their
      * followers; for a viewer with blocks
-     * (`viewer.blockCount` > 0), nobody they blocked or who blocked them either.
+     * (`viewer.blockCount` > 0), nobody they blocked or who blocked them either, and nobody of a
+     * server they muted (their names end in `@host`, users.username).
      */
     search(term: string, viewer?: { id: number; blockCount: number }): ProfileMatch[] {
       if (!viewer || viewer.blockCount === 0) return searchUpTo(term, SEARCH_LIMIT, viewer?.id ?? 0);
       const hide = new Set(blockedEitherWay.all({ viewer: viewer.id }));
-      return searchUpTo(term, SEARCH_LIMIT + hide.size, viewer.id)
-        .filter((m) => !hide.has(m.id))
-        .slice(0, SEARCH_LIMIT);
+      const hosts = new Set(mutedHosts.all({ viewer: viewer.id }));
+      const shown = (m: ProfileMatch) => {
+        if (hide.has(m.id)) return false;
+        const at = m.username.lastIndexOf('@');
+        return at === -1 || !hosts.has(m.username.slice(at + 1).toLowerCase());
+      };
+      // A muted server may have any number of people matching: read on in growing steps until a
+      // full answer is left, or there is nothing more to read.
+      for (let limit = SEARCH_LIMIT + hide.size; ; limit *= 4) {
+        const found = searchUpTo(term, limit, viewer.id);
+        const kept = found.filter(shown);
+        if (kept.length >= SEARCH_LIMIT || found.length < limit || hosts.size === 0) return kept.slice(0, SEARCH_LIMIT);
+      }
     },
     /**
      * The profile named exactly `username` (any case), for a search that asked for that person

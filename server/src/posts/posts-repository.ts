@@ -35,10 +35,14 @@ interface BlockSets {
   namedSet: Set<number>;
   /** The anonymous posts the viewer blocked the author of. */
   posts: Set<number>;
+  /** The servers the viewer muted (server_mutes, as users.host spells them): their people's posts and comments are left out. */
+  hosts: Set<string>;
 }
 
 /** Viewers' block sets kept per connection (a read worker's, or the request thread's). */
 const BLOCK_SETS_MAX = 2_000;
+/** Authors' hosts kept per connection for viewers who muted a server (a user's host never changes). */
+const HOSTS_MAX = 20_000;
 
 /**
  * No block by name either way between `@viewer` and the user in `column` (blocks_blocked_idx).
@@ -163,14 +167,40 @@ export function createPostsRepository(sqlite: Database.Database) {
   const blockedPosts = sqlite.prepare<{ viewer: number }, number>(
     'SELECT post_id FROM blocks WHERE blocker_id = @viewer AND post_id IS NOT NULL',
   ).pluck();
+  // The servers @viewer muted (server_mutes' primary key).
+  const mutedHosts = sqlite.prepare<{ viewer: number }, string>('SELECT host FROM server_mutes WHERE user_id = @viewer').pluck();
   const blockSets = new LruMap<number, BlockSets>(BLOCK_SETS_MAX);
+  // A person's host (null: one of ours), by the users primary key, read only for viewers who muted a
+  // server: a join on users.host in the page statements would change every viewer's plan.
+  const hostById = sqlite.prepare<[number], string | null>('SELECT host FROM users WHERE id = ?').pluck();
+  const hosts = new LruMap<number, string | null>(HOSTS_MAX);
+  const hostOf = (user: number): string | null => {
+    let host = hosts.get(user);
+    if (host === undefined) {
+      host = hostById.get(user) ?? null;
+      hosts.set(user, host);
+    }
+    return host;
+  };
+  /** Whether `user` is a person of a server the viewer muted. */
+  const muted = (sets: BlockSets, user: number): boolean => {
+    if (sets.hosts.size === 0) return false;
+    const host = hostOf(user);
+    return host !== null && sets.hosts.has(host);
+  };
 
   /** The viewer's block sets: kept ones while users.blocks_version has not moved, else read now (in the page's snapshot). */
   function blocksOf(viewer: Viewer): BlockSets {
     const kept = viewer.blocksVersion === undefined ? undefined : blockSets.get(viewer.id);
     if (kept && kept.version === viewer.blocksVersion) return kept;
     const named = blockedBothWays.all({ viewer: viewer.id });
-    const sets = { version: viewer.blocksVersion, named, namedSet: new Set(named), posts: new Set(blockedPosts.all({ viewer: viewer.id })) };
+    const sets = {
+      version: viewer.blocksVersion,
+      named,
+      namedSet: new Set(named),
+      posts: new Set(blockedPosts.all({ viewer: viewer.id })),
+      hosts: new Set(mutedHosts.all({ viewer: viewer.id })),
+    };
     if (viewer.blocksVersion !== undefined) blockSets.set(viewer.id, sets);
     return sets;
   }
@@ -197,7 +227,7 @@ export function createPostsRepository(sqlite: Database.Database) {
       const batch = read(params);
       for (const r of batch) {
         if (rows.length === limit) break;
-        if (sets.posts.has(r.id) || (r.isAnonymous !== 1 && sets.namedSet.has(r.userId))) continue;
+        if (sets.posts.has(r.id) || (r.isAnonymous !== 1 && (sets.namedSet.has(r.userId) || muted(sets, r.userId)))) continue;
         rows.push(r);
       }
       if (rows.length === limit || batch.length < params.limit) return rows;
@@ -307,15 +337,16 @@ export function createPostsRepository(sqlite: Database.Database) {
     ORDER BY c.created_at, c.id`);
 
   // For a viewer with blocks, the posts whose first comments include someone on the other
-  // side of a block by name: the first ones they may see, never kept (they are theirs alone).
+  // side of a block by name, or of a server they muted: the first ones they may see, never kept (they are theirs alone).
   // An anonymous post's author commenting on it is shown without a name, so stays: hiding it
   // would name them.
-  const firstCommentsBlocking = arrayRows<{ ids: string; blocked: string }, CommentRow>(sqlite, `
+  const firstCommentsBlocking = arrayRows<{ ids: string; blocked: string; hosts: string }, CommentRow>(sqlite, `
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username, c.mentions
     FROM json_each(@ids) j
     JOIN comments c ON c.id IN (
       SELECT c2.id FROM comments c2 WHERE c2.post_id = j.value AND c2.hidden = 0
-        AND (c2.user_id NOT IN (SELECT value FROM json_each(@blocked))
+        AND ((c2.user_id NOT IN (SELECT value FROM json_each(@blocked))
+            AND NOT EXISTS (SELECT 1 FROM users h WHERE h.id = c2.user_id AND h.host IN (SELECT value FROM json_each(@hosts))))
           OR c2.user_id = (SELECT a.user_id FROM posts a WHERE a.id = j.value AND a.is_anonymous = 1))
       ORDER BY c2.created_at, c2.id LIMIT ${FIRST_COMMENTS})
     JOIN users u ON u.id = c.user_id
@@ -397,18 +428,19 @@ export function createPostsRepository(sqlite: Database.Database) {
    * post's author commenting on it is not): only those posts' are read again, without them.
    */
   function withoutBlocked(byPost: Map<number, CommentRow[]>, rows: PostRow[], sets: BlockSets) {
-    if (sets.named.length === 0) return;
+    if (sets.named.length === 0 && sets.hosts.size === 0) return;
     const hidden = sets.namedSet;
     const anonymousAuthor = new Map<number, number>();
     for (const r of rows) if (r.isAnonymous === 1) anonymousAuthor.set(r.id, r.userId);
     const again: number[] = [];
     for (const [postId, list] of byPost) {
-      if (list.some((c) => hidden.has(c.userId) && anonymousAuthor.get(postId) !== c.userId)) again.push(postId);
+      if (list.some((c) => (hidden.has(c.userId) || muted(sets, c.userId)) && anonymousAuthor.get(postId) !== c.userId)) again.push(postId);
     }
     if (again.length === 0) return;
     // New lists: the kept ones are shared by every viewer.
     for (const postId of again) byPost.set(postId, []);
-    for (const c of firstCommentsBlocking.all({ ids: JSON.stringify(again), blocked: JSON.stringify(sets.named) })) byPost.get(c.postId)!.push(c);
+    const blocked = { ids: JSON.stringify(again), blocked: JSON.stringify(sets.named), hosts: JSON.stringify([...sets.hosts]) };
+    for (const c of firstCommentsBlocking.all(blocked)) byPost.get(c.postId)!.push(c);
   }
 
   const page = (viewer: number, before: Keyset, limit: number): PageParams => ({
@@ -430,17 +462,24 @@ export function createPostsRepository(sqlite: Database.Database) {
     }),
     /** `followingCount` is the viewer's (request.user's): it picks the plan, never the answer. */
     // Blocking removes follows both ways and forbids new ones, so these pages need no block check.
+    // Muting a server keeps follows: for a viewer who muted one, the posts of its people are left
+    // out as Discover leaves out the blocked (read on from the last row), and no first page is kept.
     following: read((viewerUser: Viewer, followingCount: number, before: Keyset, limit: number) => {
       const viewer = viewerUser.id;
       const withComments = (rows: PostRow[]) => withCommentsFor(rows, viewerUser);
       const params = page(viewer, before, limit);
-      const rowsNow = () => {
+      // The walk of the newest posts when it fills the page, else the merge: each a complete answer from `p`.
+      const rowsFrom = (p: PageParams) => {
         if (followingCount >= FOLLOWING_WALK_MIN) {
-          const recent = followingRecent.all({ ...params, scan: limit * FOLLOWING_WINDOW });
-          if (recent.length === limit) return recent;
+          const recent = followingRecent.all({ ...p, scan: p.limit * FOLLOWING_WINDOW });
+          if (recent.length === p.limit) return recent;
         }
-        return following.all(params);
+        return following.all(p);
       };
+      if (viewerUser.blockCount > 0 && blocksOf(viewerUser).hosts.size > 0) {
+        return withComments(readBlocking(viewerUser, rowsFrom, params, limit));
+      }
+      const rowsNow = () => rowsFrom(params);
       if (before.createdAt !== NEWEST.createdAt || before.id !== NEWEST.id) return withComments(rowsNow());
 
       // The first page, what a client reloads: which posts it lists is cached until feed_epoch moves.

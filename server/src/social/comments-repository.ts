@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { limitBy } from '../kernel/db/rows.js';
 import { forbidden, notFound } from '../kernel/errors.js';
-import { SILENCED } from '../kernel/notification-rules.js';
+import { mutedActor, MUTED_ACTOR, SILENCED } from '../kernel/notification-rules.js';
 import type { Keyset } from '../kernel/paging.js';
 import { NOT_BLOCKED_BY_NAME, type PostsRepository } from '../posts/posts-repository.js';
 import type { MentionsRepository } from './mentions-repository.js';
@@ -14,12 +14,15 @@ import { commentView, type CommentRow, type CommentView } from '../kernel/views.
  */
 export function createCommentsRepository(sqlite: Database.Database, { counters, live }: Shared, posts: PostsRepository, mentions: MentionsRepository) {
   // A block by name hides the other's comments, but not an anonymous post's author commenting on it:
-  // shown without a name, hiding it would name them (docs/api.md, "Blocks and anonymity").
+  // shown without a name, hiding it would name them (docs/api.md, "Blocks and anonymity"). Comments
+  // by people of a server the viewer muted are left out (server-mutes-repository.ts): a probe of
+  // server_mutes' primary key per comment, only for a remote commenter.
   const list = sqlite.prepare<{ postId: number; viewer: number; anonymousAuthor: number; ts: number; id: number; limit: number }, CommentRow>(`
     SELECT c.id, c.post_id AS postId, c.user_id AS userId, c.content, c.created_at AS createdAt, u.username, c.mentions
     FROM comments c JOIN users u ON u.id = c.user_id
     WHERE c.post_id = @postId AND c.created_at >= @ts AND (c.created_at > @ts OR c.id > @id) AND c.hidden = 0
       AND (c.user_id = @anonymousAuthor OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))
+      AND (u.host IS NULL OR NOT EXISTS (${mutedActor('@viewer', 'c.user_id')}))
     ORDER BY c.created_at, c.id
     ${limitBy('@limit')}`);
   // recipient_id: who the comment notifies (notifications-repository.ts), nobody on one's own post.
@@ -51,6 +54,8 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
     WHERE c.id = @id AND c.hidden = 0 AND ((p.is_anonymous = 1 AND c.user_id = p.user_id) OR (${NOT_BLOCKED_BY_NAME('c.user_id')}))`).pluck();
   // A comment by a limited person the author does not follow notifies nobody (notification-rules.ts).
   const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
+  // A comment from a server the post's author muted is shown to others but not on the author's bell.
+  const muted = sqlite.prepare<{ actor: number; recipient: number }, number>(MUTED_ACTOR).pluck();
   // comment_count, the author's comments_received and their bell (counters.ts).
 
 
@@ -69,7 +74,10 @@ export function createCommentsRepository(sqlite: Database.Database, { counters, 
     // An anonymous post's author commenting on it is shown without a name: so is their mention.
     mentions.comment({ postId, commentId: id, userId: user.id, anonymous: post.isAnonymous === 1 && post.userId === user.id, at: createdAt }, named);
     // Between people with a block by name (only possible on an anonymous post): kept out of the bell, as out of the screen.
-    const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(user.id, post.userId) ? 0 : notify;
+    const counts =
+      notify === 1 && ((post.isAnonymous === 1 && posts.blockedByNameEitherWay(user.id, post.userId)) || muted.get({ actor: user.id, recipient: post.userId }) !== undefined)
+        ? 0
+        : notify;
     counters.commentAdded(postId, post.userId, counts, createdAt);
     return commentView({ id, postId, userId: user.id, content, createdAt, username: user.username, mentions: names }, post, user.id);
   });

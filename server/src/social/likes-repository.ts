@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { conflict, forbidden, notFound } from '../kernel/errors.js';
-import { SILENCED } from '../kernel/notification-rules.js';
+import { MUTED_ACTOR, SILENCED } from '../kernel/notification-rules.js';
 import type { PostsRepository } from '../posts/posts-repository.js';
 
 export interface LikeState {
@@ -29,6 +29,8 @@ export function createLikesRepository(sqlite: Database.Database, { counters, liv
   );
   // A like by a limited person the author does not follow notifies nobody (notification-rules.ts).
   const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
+  // A like from a server the author muted is kept (it counts on the post) but not on their bell, as the screen leaves it out.
+  const muted = sqlite.prepare<{ actor: number; recipient: number }, number>(MUTED_ACTOR).pluck();
   // like_count, the author's likes_received and their bell (counters.ts).
 
 
@@ -40,7 +42,10 @@ export function createLikesRepository(sqlite: Database.Database, { counters, liv
     const notify = post.userId === userId || silenced.get({ actor: userId, recipient: post.userId }) !== undefined ? 0 : 1;
     // A like between people with a block by name (only possible on an anonymous post) is kept
     // out of the bell, as the Notifications screen leaves it out (notifications-repository.ts).
-    const counts = notify === 1 && post.isAnonymous === 1 && posts.blockedByNameEitherWay(userId, post.userId) ? 0 : notify;
+    const counts =
+      notify === 1 && ((post.isAnonymous === 1 && posts.blockedByNameEitherWay(userId, post.userId)) || muted.get({ actor: userId, recipient: post.userId }) !== undefined)
+        ? 0
+        : notify;
     if (like && posts.refusesInteraction(post, userId)) throw forbidden('The author of this post has blocked you: you cannot like or comment on their posts.');
     let likeCount: number;
     if (like) {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SILENCED } from '../kernel/notification-rules.js';
+import { MUTED_ACTOR, SILENCED } from '../kernel/notification-rules.js';
 import type { Shared } from '../kernel/shared.js';
 import { textParts } from '../contract/entities.js';
 import type { CaptionWrite } from '../posts/post-captions.js';
@@ -52,6 +52,8 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
   const remove = sqlite.prepare<[string]>('DELETE FROM mentions WHERE id IN (SELECT value FROM json_each(?))');
   // A mention by a limited person the recipient does not follow notifies nobody (notification-rules.ts).
   const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
+  // A mention by someone of a server the recipient muted is kept but rings no bell (notification-rules.ts).
+  const muted = sqlite.prepare<{ actor: number; recipient: number }, number>(MUTED_ACTOR).pluck();
   const ofAnotherServer = sqlite.prepare<[number], number>('SELECT host IS NOT NULL FROM users WHERE id = ?').pluck();
 
   /** The people and remote names a text mentions, each once, at most MENTION_MAX. */
@@ -81,7 +83,9 @@ export function createMentionsRepository(sqlite: Database.Database, { counters }
     for (const p of people) {
       const recipient = p.id === place.userId || silenced.get({ actor: place.userId, recipient: p.id }) !== undefined ? null : p.id;
       insert.run({ ...row, mentioned: p.id, name: `@${p.username}`, recipient });
-      if (recipient !== null && !posts.blockedByNameEitherWay(place.userId, recipient)) counters.mentioned(recipient, place.at);
+      if (recipient !== null && !posts.blockedByNameEitherWay(place.userId, recipient) && muted.get({ actor: place.userId, recipient }) === undefined) {
+        counters.mentioned(recipient, place.at);
+      }
     }
     for (const name of remote) insert.run({ ...row, mentioned: null, name, recipient: null });
   }

@@ -155,3 +155,119 @@ t.test('authorized fetch: objects only to signed requests from servers not suspe
   const log = sqliteA.prepare("SELECT target FROM moderation_actions WHERE action = 'change_federation' ORDER BY id").pluck().all();
   t.same(log, ['authorized fetch on', 'authorized fetch off'], 'each change is in the moderation log');
 });
+
+t.test("Alice mutes Bob's server: his posts, comments and notifications leave her views only; nothing is sent to B; unmute", async (t) => {
+  type FeedPost = { postid: number; caption: string; username: string | null; comments: Array<{ username: string | null; comment?: string }> };
+  const captions = (json: unknown) => (json as FeedPost[]).map((p) => p.caption);
+  const carol = await a.createUser('carol');
+  const asCarol = client(a.app, carol.token);
+
+  // They follow each other again (the block above ended it); Bob posts with a tag; Alice posts, and Bob likes and comments on it.
+  await followAcross(a, alice.token, b, bob);
+  await followAcross(b, bob.token, a, alice);
+  await eventually('both follows are accepted', async () =>
+    (await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobOnA)}`)).json.isFollowing === true &&
+    (await asAlice('GET', '/api/account/alice/followers')).json.length === 1);
+  await createPost(b.app, bob.token, { s3Key: await upload(b.app, bob.token, await makeJpeg(320, 240)), caption: 'quiet please #hushhush' });
+  const hers = (await createPost(a.app, alice.token, { s3Key: await upload(a.app, alice.token, await makeJpeg(320, 240)), caption: 'mute test' })).json().postid as number;
+  let hersOnB = 0;
+  await eventually("each has the other's new post", async () => {
+    hersOnB = ((await asBob('GET', '/api/followFeed')).json as FeedPost[]).find((p) => p.caption === 'mute test')?.postid ?? 0;
+    return hersOnB > 0 && captions((await asAlice('GET', '/api/followFeed')).json).includes('quiet please #hushhush');
+  });
+  t.equal((await asBob('POST', '/api/comment', { postId: hersOnB, comment: 'from B' })).status, 201);
+  t.equal((await asBob('POST', '/api/like', { postId: hersOnB })).status, 201);
+  const bobsComment = async (as: typeof asAlice) =>
+    ((await as('GET', `/api/comment?postId=${hers}`)).json as Array<{ username: string }>).some((c) => c.username === bobOnA);
+  await eventually('his like and comment arrive', async () => (await asAlice('GET', `/api/like?postId=${hers}`)).json.likeCount === 1 && (await bobsComment(asAlice)));
+  const bell = async () => (await asAlice('GET', '/api/notifications/unread')).json.unread as number;
+  const listsBob = async () => JSON.stringify((await asAlice('GET', '/api/notifications')).json).includes(bobOnA);
+  const before = await bell();
+  t.ok(before >= 3, `his follow, like and comment ring her bell (${before})`);
+  t.ok(await listsBob(), 'and are on her Notifications screen');
+  const searchBob = async (as: typeof asAlice) => ((await as('GET', '/api/search-profiles?username=bob')).json as Array<{ username: string }>).map((m) => m.username);
+  t.same(await searchBob(asAlice), [bobOnA], 'before the mute, she finds him by name');
+  const firstComments = async (as: typeof asAlice) =>
+    ((await as('GET', '/api/discover-posts')).json as FeedPost[]).find((p) => p.postid === hers)?.comments.map((c) => c.username) ?? [];
+  t.same(await firstComments(asAlice), [bobOnA], "his comment is under her post in Discover's first comments");
+
+  // Anything A would queue for another server while she mutes and unmutes is counted here.
+  sqliteA.exec(`CREATE TEMP TABLE queued (n INTEGER);
+    CREATE TEMP TRIGGER count_queued AFTER INSERT ON main.federation_queue BEGIN INSERT INTO queued VALUES (1); END;`);
+  const queued = () => sqliteA.prepare('SELECT count(*) FROM temp.queued').pluck().get() as number;
+  const mutes = async () => (await asAlice('GET', '/api/server-mutes')).json.mutes as Array<{ host: string; created_at: string }>;
+
+  // Bad hosts: 400 (404 for one not muted), a JSON error, and nothing changes.
+  for (const host of ['', 'not a host!', '*.example.social', 'https://user:pw@b.example/', a.host, a.origin, `${a.origin}/users/1`]) {
+    const res = await asAlice('POST', '/api/server-mutes', { host });
+    t.equal(res.status, 400, `muting ${JSON.stringify(host)}: 400`);
+    t.type(res.json.error, 'string');
+    t.type(res.json.message, 'string');
+  }
+  t.equal((await asAlice('POST', '/api/server-mutes', { host: b.host, why: 'noisy' })).status, 400, 'an unknown field: 400');
+  t.equal((await asAlice('POST', '/api/server-mutes', {})).status, 400, 'no host: 400');
+  const notMuted = await asAlice('DELETE', '/api/server-mutes/elsewhere.example');
+  t.equal(notMuted.status, 404, 'unmuting a server not muted: 404');
+  t.equal(notMuted.json.error, 'not_found');
+  t.same(await mutes(), [], 'nothing was muted');
+  t.equal(await bell(), before, 'and her bell did not move');
+
+  // The mute: pasted as an address, kept as the host users rows spell it.
+  t.equal(queued(), 0);
+  const muted = await asAlice('POST', '/api/server-mutes', { host: `HTTP://${b.host.toUpperCase()}/users/${bob.id}` });
+  t.equal(muted.status, 200);
+  t.same(muted.json, { host: b.host, muted: true });
+  t.same((await mutes()).map((m) => m.host), [b.host], 'her list has it');
+  t.same((await asAlice('POST', '/api/server-mutes', { host: b.host })).json, { host: b.host, muted: true }, 'muting again changes nothing');
+  t.equal((await mutes()).length, 1);
+  t.same((await asCarol('GET', '/api/server-mutes')).json, { mutes: [] }, "Carol's list is her own");
+
+  // Gone from her views…
+  t.notOk(captions((await asAlice('GET', '/api/discover-posts')).json).includes('quiet please #hushhush'), 'his post leaves her Discover');
+  t.notOk(captions((await asAlice('GET', '/api/followFeed')).json).includes('quiet please #hushhush'), 'and her Following feed (she still follows him)');
+  t.same((await asAlice('GET', '/api/hashtags/hushhush')).json, [], 'and the tag page');
+  t.same(await searchBob(asAlice), [], 'search by name does not find him');
+  t.notOk(await bobsComment(asAlice), 'his comment is hidden under her post');
+  t.same(await firstComments(asAlice), [], "and from Discover's first comments");
+  t.equal(await bell(), before - 3, 'his follow, like and comment leave her bell');
+  t.notOk(await listsBob(), 'and her Notifications screen');
+  t.equal((await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobOnA)}`)).status, 200, 'his profile still opens (to unmute from)');
+  // …not from Carol's.
+  t.ok(captions((await asCarol('GET', '/api/discover-posts')).json).includes('quiet please #hushhush'), "Carol's Discover still has his post");
+  t.equal(((await asCarol('GET', '/api/hashtags/hushhush')).json as FeedPost[]).length, 1, 'and her tag page');
+  t.same(await searchBob(asCarol), [bobOnA], 'she finds him');
+  t.ok(await bobsComment(asCarol), 'she sees his comment under Alice’s post');
+  t.same(await firstComments(asCarol), [bobOnA], "and in Discover's first comments");
+  t.equal(queued(), 0, 'the mute queued nothing for B or any server');
+
+  // What he does while she mutes B is kept but rings nothing: a like of her second post.
+  const second = (await createPost(a.app, alice.token, { s3Key: await upload(a.app, alice.token, await makeJpeg(320, 240)), caption: 'while muted' })).json().postid as number;
+  let secondOnB = 0;
+  await eventually('her second post reaches him', async () => {
+    secondOnB = ((await asBob('GET', '/api/followFeed')).json as FeedPost[]).find((p) => p.caption === 'while muted')?.postid ?? 0;
+    return secondOnB > 0;
+  });
+  t.equal((await asBob('POST', '/api/like', { postId: secondOnB })).status, 201);
+  await eventually('his second like arrives', async () => (await asAlice('GET', `/api/like?postId=${second}`)).json.likeCount === 1);
+  t.equal(await bell(), before - 3, 'it does not ring her bell');
+  t.notOk(await listsBob(), 'nor list');
+  // Her post's Create is queued for B as for any follower (the mute changes nothing of what she sends).
+  const queuedWhileMuted = queued();
+  t.ok(queuedWhileMuted > 0, `her post was queued for B as before (${queuedWhileMuted} messages)`);
+
+  // Unmuted: everything comes back, the like made meanwhile too.
+  const unmuted = await asAlice('DELETE', `/api/server-mutes/${encodeURIComponent(b.host)}`);
+  t.equal(unmuted.status, 200);
+  t.same(unmuted.json, { host: b.host, muted: false });
+  t.same(await mutes(), []);
+  t.ok(captions((await asAlice('GET', '/api/discover-posts')).json).includes('quiet please #hushhush'), 'his post is back in her Discover');
+  t.ok(captions((await asAlice('GET', '/api/followFeed')).json).includes('quiet please #hushhush'), 'and her Following feed');
+  t.equal(((await asAlice('GET', '/api/hashtags/hushhush')).json as FeedPost[]).length, 1, 'and the tag page');
+  t.same(await searchBob(asAlice), [bobOnA], 'she finds him again');
+  t.ok(await bobsComment(asAlice), 'his comment is back');
+  t.equal(await bell(), before + 1, 'her bell counts his follow, like and comment again, and the like made while muted');
+  t.ok(await listsBob(), 'and lists them');
+
+  t.equal(queued(), queuedWhileMuted, 'the unmute queued nothing either');
+  sqliteA.exec('DROP TRIGGER temp.count_queued; DROP TABLE temp.queued;');
+});

@@ -34,11 +34,14 @@ export const users = sqliteTable(
      */
     suspendedAt: integer('suspended_at'),
     suspensionReason: text('suspension_reason'),
-    /** Blocks this user is part of, either way (moderation/blocks-repository.ts): 0 picks the feed plans without block checks. */
+    /**
+     * Blocks this user is part of, either way (moderation/blocks-repository.ts), and servers they muted
+     * (server_mutes): 0 picks the feed plans without block checks.
+     */
     blockCount: integer('block_count').notNull().default(0),
     /**
      * Moves with every change to a block this user is part of, either way (by trigger on blocks,
-     * migration 0019): the read workers keep a viewer's block sets until it moves (posts/posts-repository.ts).
+     * migration 0019), and to their server mutes (moderation/server-mutes-repository.ts): the read workers keep a viewer's block sets until it moves (posts/posts-repository.ts).
      */
     blocksVersion: integer('blocks_version').notNull().default(0),
     /**
@@ -468,6 +471,25 @@ export const blocks = sqliteTable(
     uniqueIndex('blocks_blocker_post_unique').on(t.blockerId, t.postId),
     index('blocks_blocked_idx').on(t.blockedId, t.blockerId),
   ],
+);
+
+/**
+ * A person's mute of a whole server (issue 50, item 2; moderation/server-mutes-repository.ts): its
+ * people's posts, comments and notifications leave that person's own views. Nothing is sent to that
+ * server and nobody else's views change. `host` as users.host spells it (host, or host:port). Each
+ * mute also counts in the person's users.block_count and moves blocks_version, so the reads that
+ * skip block checks for people with none skip these too, and the read workers' kept sets are renewed.
+ */
+export const serverMutes = sqliteTable(
+  'server_mutes',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    host: text('host').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.host] })],
 );
 
 /**

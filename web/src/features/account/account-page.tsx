@@ -23,6 +23,7 @@ import { BlockedPeople } from './blocked-people';
 import { ChangePassword } from './change-password';
 import { DeleteAccount } from './delete-account';
 import { DownloadData } from './download-data';
+import { MutedServers } from './muted-servers';
 import { InviteFriends } from './invite-friends';
 import { ModerationNotices } from './moderation-notices';
 import { PrivateAccount } from './private-account';
@@ -200,6 +201,7 @@ export function AccountPage() {
         {summary.username && <ChangePassword username={summary.username} />}
         {summary.username && <DeleteAccount username={summary.username} />}
         <BlockedPeople />
+        <MutedServers />
         <InviteFriends />
         {photoProgress !== null && (
           <progress className={styles.progress} value={photoProgress} max={1} aria-label="Photo upload progress" />

@@ -1,4 +1,4 @@
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, Navigate, useParams } from 'react-router-dom';
 import { Avatar } from '@/components/avatar';
 import buttons from '@/components/button.module.css';
@@ -11,6 +11,7 @@ import { EmptyState } from '@/components/status';
 import { ApiError } from '@/lib/api/client';
 import { userProfile, type ViewedUser } from '@/lib/api/feeds';
 import { block, unblock } from '@/lib/api/moderation';
+import { getServerMutes, muteServer, unmuteServer } from '@/lib/api/server-mutes';
 import type { Post } from '@/lib/api/posts';
 import { follow, unfollow } from '@/lib/api/social';
 import { GRID_FIRST_ROW } from '@/lib/first-requests';
@@ -53,6 +54,16 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
   const blocking = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
   // Bumped by Unblock: the posts load again from the first page.
   const [version, setVersion] = useState(0);
+  // Someone of another server: whether the viewer muted it (their own list; null until known).
+  const host = remoteHost(username);
+  const [hostMuted, setHostMuted] = useState<boolean | null>(null);
+  const muting = useSubmit((err) => window.alert(errorText(err, 'That did not work. Please try again.')));
+  useEffect(() => {
+    if (!host) return;
+    getServerMutes()
+      .then((r) => setHostMuted(r.mutes.some((m) => m.host === host.toLowerCase())))
+      .catch((err: unknown) => console.error('Failed to load muted servers', err));
+  }, [host]);
 
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
@@ -113,6 +124,22 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
     });
   }
 
+  async function toggleMute() {
+    if (!host || hostMuted === null || muting.busy) return;
+    if (
+      !hostMuted &&
+      !window.confirm(
+        `Mute ${host}? Posts, comments and notifications from everyone on ${host} leave your feeds, tag pages, search and notifications. Nothing is sent to ${host}, your follows stay, and you can unmute it here or under Muted servers on your profile.`,
+      )
+    )
+      return;
+    await muting.run(async () => {
+      if (hostMuted) await unmuteServer(host);
+      else await muteServer(host);
+      setHostMuted(!hostMuted);
+    });
+  }
+
   if (notFound) {
     return (
       <div className={page.page}>
@@ -161,7 +188,17 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
             <button type="button" className={`${buttons.danger} ${styles.blockButton}`} onClick={toggleBlock} disabled={blocking.busy}>
               {summary.isBlocked ? 'Unblock' : 'Block'}
             </button>
+            {host && hostMuted !== null && (
+              <button type="button" className={buttons.secondary} onClick={toggleMute} disabled={muting.busy}>
+                {hostMuted ? `Unmute ${host}` : `Mute ${host}`}
+              </button>
+            )}
           </div>
+          {hostMuted && (
+            <p className={styles.host} role="status">
+              You muted {host}: its posts, comments and notifications are hidden from you.
+            </p>
+          )}
         </div>
       </section>
 
