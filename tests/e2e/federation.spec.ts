@@ -257,6 +257,40 @@ test("A's operator forwards a report of Bob's album to his server, which lists i
   await shot(bobPage, 'report-from-another-server-desktop');
 });
 
+test("A's operator rejects B's media: Bob's next album is not kept on her server; his follow still comes in", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken, bobToken, bobThere, aliceHere } = walked!;
+  const [a, b] = [servers[0]!, servers[1]!];
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  await page.goto('/app/admin/settings');
+  const form = page.getByRole('form', { name: 'Suspend a server' });
+  await form.getByLabel('Server').fill(hostOf(ports[1]));
+  await form.getByRole('checkbox', { name: /Reject media/ }).check();
+  await form.getByRole('button', { name: 'Limit server' }).click();
+  await expect(form.getByText(`${hostOf(ports[1])} is limited: its people are shown only to those who follow them. Its media is rejected.`)).toBeVisible();
+  await expect(form.getByRole('checkbox', { name: /Reject media/ })).not.toBeChecked();
+  const blocked = page.getByRole('list', { name: 'Blocked servers' });
+  await expect(blocked.getByRole('listitem').filter({ hasText: hostOf(ports[1]) })).toContainText('Limited, media rejected');
+  await shot(page, 'reject-media');
+
+  // Bob posts another album, then follows Alice: his Follow (no photo) arrives at her server after
+  // the album was delivered, and the album is not kept there.
+  await postAlbum(b.origin, bobToken, 'Rejected #showerbeer album', [{ altText: 'A brown bottle', background: '#6b3e1f' }]);
+  const asBob = { authorization: `Bearer ${bobToken}` };
+  const aliceUrl = `${a.origin}/app/profile/${aliceHere.split('@')[0]}`;
+  expect((await fetch(`${b.origin}/api/search-profiles?username=${encodeURIComponent(aliceUrl)}`, { headers: asBob })).status).toBe(200);
+  expect((await fetch(`${b.origin}/api/account/${encodeURIComponent(aliceHere)}/follow`, { method: 'POST', headers: asBob })).status).toBe(200);
+  const main = page.getByRole('main');
+  await expect(async () => {
+    await page.goto('/app/notifications');
+    await expect(main.getByText(`${bobThere} started following you.`).first()).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  const feed = new FeedPage(page, 'follow-feed');
+  await feed.goto();
+  await expect(feed.posts.filter({ hasText: 'from the other server' })).toHaveCount(1);
+  await expect(feed.posts.filter({ hasText: 'Rejected #showerbeer album' })).toHaveCount(0);
+});
+
 test("A's operator suspends B: its person and his post are gone from her server; the block list goes out and comes back as CSV", async ({ browser }) => {
   test.setTimeout(60_000);
   const { aliceToken, bobThere } = walked!;

@@ -141,7 +141,12 @@ export default fp(
     // One fetch guard per server (safe-fetch.ts), made when first needed: by federation turned on,
     // or by a remote photo fetched again on view (which may happen while federation is off).
     let guard: FetchGuard | undefined;
-    const fetchGuard = () => (guard ??= createFetchGuard({ allowedPrivateHosts: config.federation.allowedPrivateHosts }));
+    const ownHost = new URL(config.publicUrl).host;
+    const fetchGuard = () =>
+      (guard ??= createFetchGuard({
+        allowedPrivateHosts: config.federation.allowedPrivateHosts,
+        refusedHost: (host) => host !== ownHost && blocks.refused(host),
+      }));
     const remoteMedia = createRemoteMediaOf(fastify, blocks, fetchGuard);
     fastify.decorate('remoteMedia', remoteMedia);
     fastify.missingMedia.handler = remoteMedia.missing;

@@ -179,6 +179,13 @@ export interface FetchGuardOptions {
   timeoutMs?: number;
   /** The most a document may be (DOCUMENT_MAX_BYTES). */
   documentMaxBytes?: number;
+  /**
+   * Servers not to connect to at all, asked with the URL's host (`name` or `name:port` when the port
+   * is not the scheme's): the operator's suspended servers, and in allow-list mode every server off
+   * the list (domain-blocks.ts `refused`). Fedify's own fetches (a key, an object an activity names,
+   * a reply's parent) go through here too, so a listed server cannot lead us to an unlisted one.
+   */
+  refusedHost?: (host: string) => boolean;
 }
 
 export interface FetchGuard {
@@ -203,7 +210,13 @@ export function createFetchGuard(options: FetchGuardOptions): FetchGuard {
 
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+    const defaultPort = opts.protocol === 'https:' ? 443 : 80;
+    const port = Number(opts.port) || defaultPort;
+    const named = port === defaultPort ? host : hostPort(host, port);
+    if (options.refusedHost?.(named)) {
+      callback(new FetchRefused(`${named} is a server this one does not federate with`), null);
+      return;
+    }
     // An IP literal is connected to as it is; a host name that is an IPv4 address in a loose spelling
     // (only here if something let it by unnormalised) is judged as that address, not resolved.
     const loose = isIP(host) === 0 ? parseIPv4(host) : null;

@@ -54,15 +54,16 @@ export function createCounters(sqlite: Database.Database) {
 
   // Follows: the followee's row, with their bell: +1 for a new follower, -1 for one gone whose
   // follow was unread. A follow only stands between people with no block.
-  // A follower on a server the followee muted counts on no bell (notification-rules.ts, mutedActor).
-  const addFollower = sqlite.prepare<{ follower: number; followee: number; at: number }, { followerCount: number }>(`
+  // A follower on a server the followee muted counts on no bell (notification-rules.ts, mutedActor),
+  // nor does a follow that notifies nobody (follows.notifies = 0): both count as a follower.
+  const addFollower = sqlite.prepare<{ follower: number; followee: number; at: number; notify: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count + 1,
-      unread_notifications = unread_notifications + NOT EXISTS (${mutedActor('@followee', '@follower')}),
-      notified_at = max(notified_at, @at)
+      unread_notifications = unread_notifications + (@notify AND NOT EXISTS (${mutedActor('@followee', '@follower')})),
+      notified_at = max(notified_at, @at * @notify)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
-  const dropFollower = sqlite.prepare<{ follower: number; followee: number; at: number }, { followerCount: number }>(`
+  const dropFollower = sqlite.prepare<{ follower: number; followee: number; at: number; notify: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count - 1,
-      unread_notifications = max(unread_notifications - (@at > notifications_seen_at AND NOT EXISTS (${mutedActor('@followee', '@follower')})), 0)
+      unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at AND NOT EXISTS (${mutedActor('@followee', '@follower')})), 0)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
   // An accepted follow request (follows.accepted = 1): the bell is the follower's ("X accepted your
@@ -193,9 +194,9 @@ export function createCounters(sqlite: Database.Database) {
       if (comment.isProfilePicture === 0) uncommentToAuthor.run(-1, comment.authorId);
       if (comment.recipientId !== null) unread.forget(comment.userId, comment.recipientId, comment.createdAt);
     },
-    /** A follow made `at`; the followee's new follower_count. */
-    followAdded(follower: number, followee: number, at: number): number {
-      const { followerCount } = addFollower.get({ follower, followee, at })!;
+    /** A follow made `at` (`notify` 0: it rings no bell, follows.notifies); the followee's new follower_count. */
+    followAdded(follower: number, followee: number, at: number, notify = 1): number {
+      const { followerCount } = addFollower.get({ follower, followee, at, notify })!;
       bumpFollowing.run(1, follower);
       return followerCount;
     },
@@ -205,12 +206,12 @@ export function createCounters(sqlite: Database.Database) {
       return bumpFollowers.get(1, followee)!.followerCount;
     },
     /** A follow made `at` undone (`accepted`: it was an approved request); the followee's new follower_count. */
-    followRemoved(follower: number, followee: number, at: number, accepted = false): number {
+    followRemoved(follower: number, followee: number, at: number, accepted = false, notify = 1): number {
       if (accepted) {
         unacceptedToFollower.run({ follower, followee, at });
         return bumpFollowers.get(-1, followee)!.followerCount;
       }
-      const { followerCount } = dropFollower.get({ follower, followee, at })!;
+      const { followerCount } = dropFollower.get({ follower, followee, at, notify })!;
       bumpFollowing.run(-1, follower);
       return followerCount;
     },
@@ -285,7 +286,7 @@ function createUnreadAdjust(sqlite: Database.Database) {
       SELECT count(*) FROM (
         SELECT created_at AS at FROM likes WHERE user_id = @actor AND recipient_id = @recipient
         UNION ALL SELECT created_at FROM comments WHERE user_id = @actor AND recipient_id = @recipient AND hidden = 0
-        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient AND accepted = 0
+        UNION ALL SELECT created_at FROM follows WHERE follower_id = @actor AND followee_id = @recipient AND accepted = 0 AND notifies = 1
         UNION ALL SELECT created_at FROM follows WHERE followee_id = @actor AND follower_id = @recipient AND accepted = 1
         UNION ALL SELECT created_at FROM mentions WHERE recipient_id = @recipient AND user_id = @actor)
       WHERE at > users.notifications_seen_at), 0)
@@ -295,7 +296,7 @@ function createUnreadAdjust(sqlite: Database.Database) {
     WITH made AS (
       SELECT recipient_id AS id, created_at AS at FROM likes WHERE user_id = @actor AND recipient_id IS NOT NULL
       UNION ALL SELECT recipient_id, created_at FROM comments WHERE user_id = @actor AND recipient_id IS NOT NULL AND hidden = 0
-      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor AND accepted = 0
+      UNION ALL SELECT followee_id, created_at FROM follows WHERE follower_id = @actor AND followee_id <> @actor AND accepted = 0 AND notifies = 1
       UNION ALL SELECT follower_id, created_at FROM follows WHERE followee_id = @actor AND follower_id <> @actor AND accepted = 1
       UNION ALL SELECT recipient_id, created_at FROM mentions WHERE user_id = @actor AND recipient_id IS NOT NULL),
     unread AS (

@@ -28,8 +28,8 @@ export const MUTED_ACTOR = mutedActor('@recipient', '@actor');
 /**
  * Whether what @actor does towards @recipient notifies nobody: @actor is a person of a server the
  * operator limited (users.limited; Mastodon's "silence") whom @recipient does not follow. Decided
- * when the like, comment or mention arrives (its recipient_id stays null, so it never rings nor
- * lists), as Mastodon filters such notifications when they are made: no bell moves later when a
+ * when the like, comment, mention or follow arrives (its recipient_id stays null, or its
+ * follows.notifies 0, so it never rings nor lists), as Mastodon filters such notifications when they are made: no bell moves later when a
  * limit or a follow changes. One probe of the users primary key for everyone else.
  */
 export const SILENCED = `SELECT 1 FROM users a WHERE a.id = @actor AND a.limited = 1
@@ -71,7 +71,7 @@ export const acceptedFor = (r: string, range: string) => `
 export const UNREAD_COUNT = `
   (SELECT count(*) FROM ${likesTo('@user', 'l.created_at > @seen')} AND ${visibleActor('@user', 'l.user_id')})
   + (SELECT count(*) FROM ${commentsTo('@user', 'c.created_at > @seen')} AND ${visibleActor('@user', 'c.user_id')})
-  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND f.accepted = 0 AND ${visibleActor('@user', 'f.follower_id')})
+  + (SELECT count(*) FROM follows f WHERE f.followee_id = @user AND f.created_at > @seen AND f.accepted = 0 AND f.notifies = 1 AND ${visibleActor('@user', 'f.follower_id')})
   + (SELECT count(*) FROM ${acceptedFor('@user', 'f.created_at > @seen')} AND ${visibleActor('@user', 'f.followee_id')})
   + (SELECT count(*) FROM ${mentionsTo('@user', 'm.created_at > @seen')} AND ${visibleActor('@user', 'm.user_id')})`;
 
@@ -88,7 +88,7 @@ export const NEWEST_BEFORE = `
     UNION ALL SELECT max((SELECT c.created_at FROM comments c WHERE c.post_id = p.id AND c.created_at < @before
             AND c.recipient_id IS NOT NULL ORDER BY c.created_at DESC LIMIT 1))
       FROM posts p WHERE p.user_id = @user AND p.is_profile_picture = 0
-    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before AND accepted = 0
+    UNION ALL SELECT (SELECT created_at FROM follows WHERE followee_id = @user AND created_at < @before AND accepted = 0 AND notifies = 1
             ORDER BY created_at DESC LIMIT 1)
     UNION ALL SELECT (SELECT created_at FROM follows WHERE follower_id = @user AND accepted = 1 AND created_at < @before
             ORDER BY created_at DESC LIMIT 1)

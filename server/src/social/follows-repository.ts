@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Shared } from '../kernel/shared.js';
 import { badRequest, conflict, forbidden, notFound } from '../kernel/errors.js';
 import { NOT_BLOCKED_BY_NAME } from '../posts/posts-repository.js';
+import { SILENCED } from '../kernel/notification-rules.js';
 
 export interface FollowState {
   following: boolean;
@@ -66,12 +67,13 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     SELECT blocker_id AS blockerId, via_anonymous_post AS viaAnonymousPost, post_id IS NOT NULL AS byPost FROM blocks
     WHERE (blocker_id = @a AND blocked_id = @b AND post_id IS NULL) OR (blocker_id = @b AND blocked_id = @a)
     ORDER BY post_id IS NOT NULL, blocker_id = @a DESC LIMIT 1`);
-  const insert = sqlite.prepare<[number, number, number, number]>(
-    'INSERT INTO follows (follower_id, followee_id, created_at, accepted) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  const insert = sqlite.prepare<[number, number, number, number, number]>(
+    'INSERT INTO follows (follower_id, followee_id, created_at, accepted, notifies) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const remove = sqlite.prepare<[number, number], { createdAt: number; accepted: number }>(
-    'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt, accepted',
+  const remove = sqlite.prepare<[number, number], { createdAt: number; accepted: number; notifies: number }>(
+    'DELETE FROM follows WHERE follower_id = ? AND followee_id = ? RETURNING created_at AS createdAt, accepted, notifies',
   );
+  const silenced = sqlite.prepare<{ actor: number; recipient: number }, number>(SILENCED).pluck();
   // follower_count, following_count and the followee's bell (counters.ts).
   const followers = sqlite.prepare<{ user: number }, { username: string }>(`
     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
@@ -144,8 +146,10 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
    */
   const addFollow = (followerId: number, followeeId: number, accepted = false): number => {
     const at = Date.now();
-    if (insert.run(followerId, followeeId, at, accepted ? 1 : 0).changes === 0) throw conflict('You already follow this user.');
-    return accepted ? counters.followAccepted(followerId, followeeId, at) : counters.followAdded(followerId, followeeId, at);
+    // A follow from a limited server's person the followee does not follow notifies nobody (notification-rules.ts).
+    const notifies = accepted || silenced.get({ actor: followerId, recipient: followeeId }) === undefined ? 1 : 0;
+    if (insert.run(followerId, followeeId, at, accepted ? 1 : 0, notifies).changes === 0) throw conflict('You already follow this user.');
+    return accepted ? counters.followAccepted(followerId, followeeId, at) : counters.followAdded(followerId, followeeId, at, notifies);
   };
 
   /** The waiting request from `username` to `me`, taken out of follow_requests; 404 when there is none. */
@@ -237,7 +241,7 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     }
     const removed = remove.get(followerId, followee.id);
     if (removed) {
-      const followerCount = counters.followRemoved(followerId, followee.id, removed.createdAt, removed.accepted === 1);
+      const followerCount = counters.followRemoved(followerId, followee.id, removed.createdAt, removed.accepted === 1, removed.notifies);
       return { following: false, requested: false, followerCount, federate: undo() };
     }
     // Unfollowing someone the caller only asked to follow cancels the request.
@@ -297,7 +301,7 @@ export function createFollowsRepository(sqlite: Database.Database, { counters, l
     forgetActivity.get(followerId, followeeId);
     const removed = remove.get(followerId, followeeId);
     if (removed) {
-      counters.followRemoved(followerId, followeeId, removed.createdAt, removed.accepted === 1);
+      counters.followRemoved(followerId, followeeId, removed.createdAt, removed.accepted === 1, removed.notifies);
       return true;
     }
     return removeRequest.get(followerId, followeeId) !== undefined;

@@ -112,7 +112,7 @@ export function createNotificationsRepository(sqlite: Database.Database, { count
       AND ${visibleActor('@user', 'c.user_id')}
     UNION ALL
     SELECT 2, NULL, f.follower_id, f.created_at, NULL, 0 FROM follows f
-      WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND f.accepted = 0 AND ${visibleActor('@user', 'f.follower_id')}
+      WHERE f.followee_id = @user AND f.created_at >= @from AND f.created_at < @to AND f.accepted = 0 AND f.notifies = 1 AND ${visibleActor('@user', 'f.follower_id')}
     UNION ALL
     SELECT 5, NULL, f.followee_id, f.created_at, NULL, 0 FROM ${acceptedFor('@user', 'f.created_at >= @from AND f.created_at < @to')}
       AND ${visibleActor('@user', 'f.followee_id')}

@@ -93,6 +93,19 @@ t.test('limit, then allow-list mode, between two real servers', async (t) => {
     await eventually('Alice, who follows him, is told of his like', async () =>
       (await asAlice('GET', '/api/notifications/unread')).json.unread === aliceUnreadBefore + 1);
 
+    // His new follow of Carol (he unfollows, then follows her again) is counted, and notifies nobody.
+    const carolThere = `carol@${a.host}`;
+    t.equal((await asBob('DELETE', `/api/account/${encodeURIComponent(carolThere)}/follow`)).status, 200);
+    await eventually('his unfollow arrives', async () => (await asCarol('GET', '/api/account/carol/followers')).json.length === 0);
+    const carolUnreadThen = (await asCarol('GET', '/api/notifications/unread')).json.unread as number;
+    t.equal((await asBob('POST', `/api/account/${encodeURIComponent(carolThere)}/follow`)).status, 200);
+    await eventually('his follow arrives', async () => (await asCarol('GET', '/api/account/carol/followers')).json.length === 1);
+    t.equal((await asCarol('GET', '/api/notifications/unread')).json.unread, carolUnreadThen, 'her bell does not move for his follow');
+    t.notOk(JSON.stringify((await asCarol('GET', '/api/notifications')).json).includes(bobThere), 'nothing of his on her Notifications screen');
+    t.equal((await asCarol('GET', '/api/view-user-posts?username=carol')).json.followerCount, 1, 'he counts as her follower');
+    await eventually("Carol's post is in his Following feed again (backfill)", async () =>
+      captions((await asBob('GET', '/api/followFeed')).json).includes('carol here'));
+
     // Lifted: he is listed for everyone again.
     t.equal((await asOlga('DELETE', `/api/admin/federation/blocks/${encodeURIComponent(b.host)}`)).status, 200);
     t.equal(limitedFlag(), 0, 'no longer limited');

@@ -248,6 +248,29 @@ t.test('the guard: rebinding, listed hosts by port, timeouts', async (t) => {
   canaryHits.splice(before);
 });
 
+t.test('the guard: servers the operator does not federate with are not connected to', async (t) => {
+  const before = canaryHits.length;
+  // The canary's port is listed as a private host, so only refusedHost can keep it out: the host a
+  // listed server's activity leads Fedify to (a key, a reply's parent) on a suspended or unlisted server.
+  const asked: string[] = [];
+  const guard = createFetchGuard({
+    allowedPrivateHosts: [`127.0.0.1:${C}`, `127.0.0.1:${hostile.port}`],
+    refusedHost: (host) => {
+      asked.push(host);
+      return host === `127.0.0.1:${C}`;
+    },
+    timeoutMs: 2_000,
+  });
+  t.teardown(() => guard.close());
+  const refused = await guard.run(() => fetch(`http://127.0.0.1:${C}/users/x`)).then(() => 'fetched', (err: Error) => (err.cause as Error).message);
+  t.equal(refused, `127.0.0.1:${C} is a server this one does not federate with`, 'a refused server is not connected to, and the reason says why');
+  const other = await guard.run(() => fetch(`${H}/users/v6inbox`));
+  t.equal(other.status, 200, 'a server it federates with is reached');
+  await other.arrayBuffer();
+  t.same(asked, [`127.0.0.1:${C}`, `127.0.0.1:${hostile.port}`], 'asked with the URL\'s host and port, once per connection');
+  t.same(canaryHits.slice(before), [], 'the refused server saw no request');
+});
+
 t.test('a server among hostile and honest peers: every fetch refused, nothing stored, no 5xx, the honest peer served', async (t) => {
   const honest = await startPeer(t);
   const port = await freePort();

@@ -278,6 +278,12 @@ export const follows = sqliteTable(
      * who did it, is told nothing (social/notifications-repository.ts, migration 0029).
      */
     accepted: integer('accepted').notNull().default(0),
+    /**
+     * 0: this follow notifies nobody: its follower is a person of a server the operator limited
+     * whom the followee did not follow when it came (kernel/notification-rules.ts, SILENCED), as a
+     * like's or comment's null recipient_id. Decided once, so no bell moves when a limit changes.
+     */
+    notifies: integer('notifies').notNull().default(1),
   },
   (t) => [
     // Whom a person follows (the Following feed, "is following"), one follow per pair.

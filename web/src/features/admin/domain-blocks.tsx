@@ -20,6 +20,7 @@ import {
 import { saveFile } from '@/lib/save-file';
 import { errorText, useSubmit } from '@/lib/use-submit';
 import styles from './federation-settings.module.css';
+import choices from './registration-settings.module.css';
 
 const SEVERITY_WORDS: Record<DomainBlock['severity'], string> = {
   suspend: 'Suspended',
@@ -40,6 +41,7 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
   const [domain, setDomain] = useState('');
   const [reason, setReason] = useState('');
   const [note, setNote] = useState('');
+  const [rejectMedia, setRejectMedia] = useState(false);
   const [status, setStatus] = useState<SaveState | null>(null);
   const acting = useSubmit((err) => setStatus({ error: true, text: errorText(err, 'That did not work. Please try again.') }));
   const file = useRef<HTMLInputElement>(null);
@@ -57,16 +59,25 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
 
   async function suspend(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    // Which button sent the form: "Limit server" or "Suspend server".
-    const severity = (e.nativeEvent as SubmitEvent).submitter?.getAttribute('value') === 'limit' ? 'limit' : 'suspend';
+    // Which button sent the form: "Reject media only", "Limit server" or "Suspend server".
+    const pressed = (e.nativeEvent as SubmitEvent).submitter?.getAttribute('value');
+    const severity = pressed === 'noop' ? 'noop' : pressed === 'limit' ? 'limit' : 'suspend';
+    // A suspension keeps nothing of theirs, media included; "Reject media only" is that and no more.
+    const media = severity === 'noop' || (severity === 'limit' && rejectMedia);
     setStatus(null);
     await acting.run(async () => {
-      const saved = await saveDomainBlock({ domain, severity, publicComment: reason, privateComment: note });
-      const done = severity === 'limit' ? 'is limited: its people are shown only to those who follow them.' : 'is suspended.';
+      const saved = await saveDomainBlock({ domain, severity, rejectMedia: media, publicComment: reason, privateComment: note });
+      const done =
+        severity === 'noop'
+          ? 'has its media rejected: its posts are not kept here.'
+          : severity === 'limit'
+            ? `is limited: its people are shown only to those who follow them.${media ? ' Its media is rejected.' : ''}`
+            : 'is suspended.';
       setStatus({ error: false, text: `${saved.block.domain} ${done}${removedText(saved.removedPeople)}` });
       setDomain('');
       setReason('');
       setNote('');
+      setRejectMedia(false);
       await load();
       onChange();
     });
@@ -124,6 +135,16 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
           and posts. Limiting it shows its people only to those who follow them: out of Discover, tags and search, and no
           notifications from them to anyone else. Its subdomains are blocked too.
         </p>
+        <label className={choices.choice}>
+          <input type="checkbox" checked={rejectMedia} onChange={(e) => setRejectMedia(e.target.checked)} />
+          <span>
+            <strong>Reject media</strong>
+            <span className={form.hint}>
+              With a limit: their photos and pictures are not fetched, so their posts are not kept here. &ldquo;Reject media
+              only&rdquo; does this alone.
+            </span>
+          </span>
+        </label>
         <label className={form.field}>
           <span className={form.label}>Reason (in the exported list)</span>
           <input className={form.input} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} />
@@ -134,6 +155,9 @@ export function DomainBlocks({ onChange }: { onChange: () => void }) {
         </label>
         <SaveStatus status={status} />
         <div className={styles.csvActions}>
+          <button type="submit" name="severity" value="noop" className={buttons.secondary} disabled={acting.busy}>
+            Reject media only
+          </button>
           <button type="submit" name="severity" value="limit" className={buttons.secondary} disabled={acting.busy}>
             Limit server
           </button>

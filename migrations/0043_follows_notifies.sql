@@ -1,0 +1,1 @@
+ALTER TABLE `follows` ADD `notifies` integer DEFAULT 1 NOT NULL;
