@@ -156,6 +156,7 @@ function keepAugmentation(home: string, dist: string): void {
   const partial = mkdtempSync(`${target}-partial-`);
   try {
     cpSync(join(home, 'lib', 'quarkus'), partial, { recursive: true });
+    chmodSync(partial, 0o755); // mkdtemp's 0700, as the unpacked distribution's folders are not
     rmSync(target, { recursive: true, force: true });
     renameSync(partial, target);
   } catch {
