@@ -4,6 +4,13 @@
 // 1. Keycloak starts with the realm file as release e57354b shipped it
 //    (keycloak-realm-e57354b.json beside this file: `git show e57354b:keycloak/shower-beer-realm.json`,
 //    kept here so a shallow clone can run it).
+//    It is the Keycloak lane's own Keycloak (one start per run: each took about 120 s on CI's
+//    runners), so e57354b's file is imported beside today's under another realm name
+//    (UPGRADE_REALM: upgradeRealmImport()), and step 4 applies today's file under that same name.
+//    The name is the only change to either file; keycloak-sync works on the realm its file names
+//    (server/src/keycloak-sync.ts), and realms share nothing this case looks at (settings, clients,
+//    mappers, users, brute-force counts), so what it shows is what a server upgraded in place shows.
+//    The Keycloak lane's realm stays as compose imports it: this case never touches it.
 // 2. A person registers on Keycloak's Register page, through the app's client and redirect URI,
 //    and is given the operator role, as docs/self-hosting.md tells a self-hoster to.
 // 3. The realm is moved away from today's file in everything the app depends on, as an older file or
@@ -18,14 +25,30 @@
 //    policy refuses a short password, and brute-force detection locks a name after the file's
 //    number of failures.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REALM, runKeycloakSync, startKeycloak } from './keycloak.js';
+import { REALM, runKeycloakSync, type Keycloak } from './keycloak.js';
 
 const here = import.meta.dirname;
 const repoRoot = join(here, '..', '..');
 const OPERATOR_ROLE = 'shower-beer-admin';
 type Rep = Record<string, unknown>;
+
+/** The realm this case sets up with e57354b's file and upgrades with today's, beside the lane's REALM. */
+export const UPGRADE_REALM = `${REALM}-e57354b`;
+
+/** A realm file (text) with its realm renamed: nothing else in it names the realm. */
+function renamed(text: string, realm: string): string {
+  const file = JSON.parse(text) as Rep;
+  if (file.realm !== REALM) throw new Error(`expected a file for realm ${REALM}, found ${JSON.stringify(file.realm)}`);
+  return `${JSON.stringify({ ...file, realm }, null, 2)}\n`;
+}
+
+/** e57354b's realm file under UPGRADE_REALM, for startKeycloak's extraRealms (file name → text). */
+export function upgradeRealmImport(): Record<string, string> {
+  return { [`${UPGRADE_REALM}-realm.json`]: renamed(readFileSync(join(here, 'keycloak-realm-e57354b.json'), 'utf8'), UPGRADE_REALM) };
+}
 
 /** Keycloak's placeholders in a realm file (`${APP_PUBLIC_URL}`), filled as its import fills them. */
 const realmFile = (text: string, appUrl: string): Rep => JSON.parse(text.replaceAll('${APP_PUBLIC_URL}', appUrl)) as Rep;
@@ -66,11 +89,17 @@ interface Person {
   password: string;
 }
 
-export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; say: (msg: string) => void }): Promise<void> {
-  const { say } = opts;
-  const kc = await startKeycloak({ appUrl: opts.appUrl, realmJson: readFileSync(join(here, 'keycloak-realm-e57354b.json'), 'utf8') });
+/** Runs the case on `kc`, a Keycloak started with upgradeRealmImport() among its extraRealms. */
+export async function checkRealmUpgrade(opts: { kc: Keycloak; tree: string; say: (msg: string) => void }): Promise<void> {
+  const { kc, say } = opts;
+  // Every call below is to the upgraded realm, never to the lane's.
+  const issuer = `${kc.baseUrl}/realms/${UPGRADE_REALM}`;
+  // Today's file as keycloak-sync's mount holds it, its realm renamed like e57354b's.
+  const todayDir = mkdtempSync(join(tmpdir(), 'shower-beer-keycloak-upgrade-'));
   try {
-    say(`Keycloak ${kc.version} started with e57354b's realm file in ${(kc.startMs / 1000).toFixed(1)} s`);
+    const todayText = renamed(readFileSync(join(repoRoot, 'keycloak', `${REALM}-realm.json`), 'utf8'), UPGRADE_REALM);
+    writeFileSync(join(todayDir, 'shower-beer-realm.json'), todayText);
+    say(`realm ${UPGRADE_REALM}: e57354b's realm file, imported by the lane's Keycloak ${kc.version} beside today's`);
     const app = kc.appUrl;
     const redirect = `${app}/app/account`;
     const authParams = () =>
@@ -85,7 +114,7 @@ export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; sa
       return ((await res.json()) as { access_token: string }).access_token;
     };
     const admin = async <T = Rep>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-      const res = await fetch(`${kc.baseUrl}/admin/realms/${REALM}${path}`, {
+      const res = await fetch(`${kc.baseUrl}/admin/realms/${UPGRADE_REALM}${path}`, {
         method,
         headers: { authorization: `Bearer ${await adminToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -98,7 +127,7 @@ export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; sa
     /** Signs in on Keycloak's login page for the app; the access token's claims, or why not. */
     const signIn = async (person: Person): Promise<{ claims: Rep } | { refused: string }> => {
       const browser = new Browser();
-      const page = await browser.get(`${kc.issuer}/protocol/openid-connect/auth?${authParams()}`);
+      const page = await browser.get(`${issuer}/protocol/openid-connect/auth?${authParams()}`);
       const html = await page.text();
       if (page.status !== 200) return { refused: `the login page answered ${page.status}: ${/Invalid parameter: \w+|[^<>]{0,80}redirect[^<>]{0,80}/i.exec(html)?.[0] ?? ''}` };
       const res = await browser.post(formAction(html, 'kc-form-login'), { username: person.username, password: person.password, credentialId: '' });
@@ -114,7 +143,7 @@ export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; sa
     // 2. A person registers through the app's client, and is made an operator.
     const person: Person = { username: `upgrader-${randomBytes(3).toString('hex')}`, password: `Upgrade-${randomBytes(6).toString('hex')}` };
     const browser = new Browser();
-    const form = await browser.get(`${kc.issuer}/protocol/openid-connect/registrations?${authParams()}`);
+    const form = await browser.get(`${issuer}/protocol/openid-connect/registrations?${authParams()}`);
     const registered = await browser.post(formAction(await form.text(), 'kc-register-form'), {
       username: person.username,
       email: `${person.username}@example.org`,
@@ -148,11 +177,11 @@ export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; sa
     say(`realm moved away from today's file (brute force off, length(4), old redirect URIs, no role mapper): the app's sign-in is refused (${before.refused})`);
 
     // 4. The upgrade: compose's keycloak-sync service.
-    const output = runKeycloakSync(kc, opts.tree);
+    const output = await runKeycloakSync(kc, opts.tree, todayDir);
     say(`keycloak-sync:\n    ${output.split('\n').join('\n    ')}`);
 
     // 5. Read back through the admin API: every setting of today's file.
-    const today = realmFile(readFileSync(join(repoRoot, 'keycloak', `${REALM}-realm.json`), 'utf8'), app);
+    const today = realmFile(todayText, app);
     const problems: string[] = [];
     const realm = (await admin<Rep>('GET', '')).body;
     const dependsOn = Object.keys(today).filter((k) => /^(bruteForce|permanentLockout|failureFactor|waitIncrement|maxFailureWait|quickLogin|minimumQuickLogin|passwordPolicy|accessTokenLifespan|ssoSession)/.test(k));
@@ -217,6 +246,6 @@ export async function checkRealmUpgrade(opts: { tree: string; appUrl: string; sa
     if (!('refused' in locked)) throw new Error(`after ${failures} wrong passwords the right one still signs in: brute-force detection is not in force`);
     say(`brute-force detection: after ${failures} wrong passwords the right one is refused (${locked.refused})`);
   } finally {
-    await kc.stop();
+    rmSync(todayDir, { recursive: true, force: true });
   }
 }

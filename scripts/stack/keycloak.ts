@@ -15,7 +15,17 @@
 // a cache outside the repository ($XDG_CACHE_HOME or ~/.cache, `shower-beer/keycloak/`). Each
 // start copies that tree into a temp dir, so start-dev's H2 database (under data/) is new and
 // thrown away with it: no two runs share users.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+//
+// start-dev re-augments the distribution for its options (dev profile, health on, dev-file database)
+// before it starts: a first JVM rewrites lib/quarkus/ and exits 10, and kc.sh starts a second one
+// (bin/kc.sh). That first JVM cost about 47 s of CPU of a start's 112 s here, every run. So the
+// three files it writes are kept beside the distribution (`keycloak-VERSION.start-dev/`) and laid
+// over each copy: Keycloak still compares the options they were built with
+// (META-INF/keycloak-persisted.properties in generated-bytecode.jar) with this start's, and
+// re-augments itself when they differ, exactly as with no cache at all; its result then replaces
+// the kept one. What runs is still compose's command on compose's options.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -44,6 +54,8 @@ export interface Keycloak {
   startMs: number;
   /** The `started in N s` Keycloak printed itself. */
   reportedStart: string;
+  /** Whether start-dev re-augmented (no kept build, or one built with other options) or used the kept one. */
+  augmentation: 'kept build' | 'rebuilt';
   stop(): Promise<void>;
 }
 
@@ -52,8 +64,12 @@ export interface StartOptions {
   appUrl: string;
   /** Default: a free port. */
   port?: number;
-  /** The realm file to import instead of keycloak/*.json (the upgrade case imports an old one). */
-  realmJson?: string;
+  /**
+   * Realm files imported beside keycloak/*.json, by file name: each must name a realm of its own
+   * (the upgrade case imports an older release's file under another realm name, so one Keycloak
+   * serves both it and the Keycloak lane: scripts/stack/keycloak-upgrade.ts).
+   */
+  extraRealms?: Record<string, string>;
 }
 
 interface ComposeService {
@@ -128,6 +144,26 @@ export function keycloakDistribution(version: string, say: (msg: string) => void
   return dist;
 }
 
+/** Where start-dev's augmentation of `dist` (its lib/quarkus/ folder) is kept between runs. */
+const keptAugmentation = (dist: string) => `${dist}.start-dev`;
+
+/**
+ * Keeps the lib/quarkus/ that start-dev's re-augmentation wrote in `home` for the next start. Written
+ * beside the final name, then renamed over it: a run cut short leaves the old one or none, never half.
+ */
+function keepAugmentation(home: string, dist: string): void {
+  const target = keptAugmentation(dist);
+  const partial = mkdtempSync(`${target}-partial-`);
+  try {
+    cpSync(join(home, 'lib', 'quarkus'), partial, { recursive: true });
+    chmodSync(partial, 0o755); // mkdtemp's 0700, as the unpacked distribution's folders are not
+    rmSync(target, { recursive: true, force: true });
+    renameSync(partial, target);
+  } catch {
+    rmSync(partial, { recursive: true, force: true }); // only a slower next start
+  }
+}
+
 async function ready(url: string): Promise<boolean> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -149,13 +185,20 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
   const dir = mkdtempSync(join(tmpdir(), 'shower-beer-keycloak-'));
   const home = join(dir, `keycloak-${version}`);
   cpSync(dist, home, { recursive: true });
+  const kept = keptAugmentation(dist);
+  if (existsSync(kept)) cpSync(kept, join(home, 'lib', 'quarkus'), { recursive: true });
   // compose mounts ./keycloak at data/import: the realm file goes there as it is.
   mkdirSync(join(home, 'data', 'import'), { recursive: true });
-  if (opts.realmJson !== undefined) writeFileSync(join(home, 'data', 'import', `${REALM}-realm.json`), opts.realmJson);
-  else {
-    for (const f of readdirSync(join(repoRoot, 'keycloak'))) {
-      if (f.endsWith('.json')) copyFileSync(join(repoRoot, 'keycloak', f), join(home, 'data', 'import', f));
-    }
+  const realms: string[] = [];
+  for (const f of readdirSync(join(repoRoot, 'keycloak'))) {
+    if (!f.endsWith('.json')) continue;
+    copyFileSync(join(repoRoot, 'keycloak', f), join(home, 'data', 'import', f));
+    realms.push(String((JSON.parse(readFileSync(join(repoRoot, 'keycloak', f), 'utf8')) as { realm?: unknown }).realm));
+  }
+  for (const [f, json] of Object.entries(opts.extraRealms ?? {})) {
+    if (existsSync(join(home, 'data', 'import', f))) throw new Error(`extra realm file ${f} would replace keycloak/${f}`);
+    writeFileSync(join(home, 'data', 'import', f), json);
+    realms.push(String((JSON.parse(json) as { realm?: unknown }).realm));
   }
 
   // compose's environment for the service, filled as `docker compose` fills it from .env.
@@ -215,7 +258,9 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
       await new Promise((r) => setTimeout(r, 250));
     }
     const log = logText();
-    if (!/Realm 'shower-beer' imported/.test(log)) throw new Error('Keycloak started but did not import keycloak/shower-beer-realm.json');
+    for (const realm of realms) if (!log.includes(`Realm '${realm}' imported`)) throw new Error(`Keycloak started but did not import realm ${realm}`);
+    const rebuilt = log.includes('Updating the configuration');
+    if (rebuilt) keepAugmentation(home, dist);
     return {
       version,
       baseUrl,
@@ -225,6 +270,7 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
       appUrl: vars.APP_PUBLIC_URL!,
       startMs: Date.now() - started,
       reportedStart: /started in ([\d.]+s)/.exec(log)?.[1] ?? '?',
+      augmentation: rebuilt ? 'rebuilt' : 'kept build',
       stop,
     };
   } catch (err) {
@@ -238,9 +284,9 @@ export async function startKeycloak(opts: StartOptions, say: (msg: string) => vo
  * compose.yaml's one-shot `keycloak-sync` service, run as compose runs it: its command in the
  * image's tree (`tree`, the image's WORKDIR), its environment filled as `docker compose` fills it,
  * Keycloak reached on this machine instead of http://keycloak:8080, and its mount of ./keycloak
- * pointing at the repository's folder (or `realmDir`). Returns its output; throws if it fails.
+ * pointing at the repository's folder (or `realmDir`). Resolves to its output; rejects if it fails.
  */
-export function runKeycloakSync(kc: Keycloak, tree: string, realmDir = join(repoRoot, 'keycloak')): string {
+export async function runKeycloakSync(kc: Keycloak, tree: string, realmDir = join(repoRoot, 'keycloak')): Promise<string> {
   const service = composeService('keycloak-sync');
   const vars: Record<string, string> = {
     KC_BOOTSTRAP_ADMIN_USERNAME: kc.admin.username,
@@ -256,10 +302,14 @@ export function runKeycloakSync(kc: Keycloak, tree: string, realmDir = join(repo
   const target = mount[1];
   const [command, ...args] = (service.command ?? []).map((a) => (a.startsWith(`${target}/`) ? join(realmDir, a.slice(target.length + 1)) : a));
   if (command !== 'node') throw new Error(`compose.yaml's keycloak-sync runs ${command}, not node`);
-  const res = spawnSync(process.execPath, args, { cwd: tree, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 180_000 });
-  const output = `${res.stdout}${res.stderr}`.trim();
-  if (res.status !== 0) throw new Error(`the keycloak-sync service failed (${res.status ?? res.signal}):\n${output}`);
-  return output;
+  // Not spawnSync: the upgrade case runs it while the Keycloak lane's app and Playwright wait on this process's events.
+  const child = spawn(process.execPath, args, { cwd: tree, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`the keycloak-sync service failed (${code ?? signal}):\n${output.trim()}`);
+  return output.trim();
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
