@@ -98,18 +98,32 @@ interface Fixtures {
 const KINDS: readonly ProviderKind[] = ['embedded', 'keycloak', 'glewlwyd'];
 
 /**
+ * The provider the app at `origin` names in its /config.json: asked once per worker (a server's
+ * provider does not change while the suite runs), not with a request context of its own per test.
+ */
+const detected = new Map<string, Promise<ProviderKind>>();
+function detectProvider(origin: string): Promise<ProviderKind> {
+  let kind = detected.get(origin);
+  if (!kind) {
+    kind = fetch(new URL('/config.json', origin))
+      .then((res) => res.json() as Promise<{ auth: { provider: string; authorizeUrl: string } }>)
+      .then(({ auth }) => (auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(auth.authorizeUrl) ? 'glewlwyd' : 'keycloak'));
+    // A failed look is not kept: the next test asks again.
+    kind.catch(() => detected.delete(origin));
+    detected.set(origin, kind);
+  }
+  return kind;
+}
+
+/**
  * Which provider's pages the suite will meet: E2E_PROVIDER when the runner says so,
  * otherwise read from the app's /config.json (Glewlwyd's endpoints live under /api/oidc/).
  */
 export const test = base.extend<Fixtures>({
-  provider: async ({ request }, use) => {
+  provider: async ({ baseURL }, use) => {
     const fromEnv = process.env.E2E_PROVIDER as ProviderKind | undefined;
     if (fromEnv !== undefined && !KINDS.includes(fromEnv)) throw new Error(`E2E_PROVIDER must be one of ${KINDS.join(', ')}`);
-    const res = await request.get('/config.json');
-    const config = (await res.json()) as { auth: { provider: string; authorizeUrl: string } };
-    const detected: ProviderKind =
-      config.auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(config.auth.authorizeUrl) ? 'glewlwyd' : 'keycloak';
-    await use(fromEnv ?? detected);
+    await use(fromEnv ?? (await detectProvider(baseURL!)));
   },
   // eslint-disable-next-line no-empty-pattern
   axe: async ({}, use, testInfo) => {
