@@ -98,18 +98,32 @@ interface Fixtures {
 const KINDS: readonly ProviderKind[] = ['embedded', 'keycloak', 'glewlwyd'];
 
 /**
+ * The provider the app at `origin` names in its /config.json: asked once per worker (a server's
+ * provider does not change while the suite runs), not with a request context of its own per test.
+ */
+const detected = new Map<string, Promise<ProviderKind>>();
+function detectProvider(origin: string): Promise<ProviderKind> {
+  let kind = detected.get(origin);
+  if (!kind) {
+    kind = fetch(new URL('/config.json', origin))
+      .then((res) => res.json() as Promise<{ auth: { provider: string; authorizeUrl: string } }>)
+      .then(({ auth }) => (auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(auth.authorizeUrl) ? 'glewlwyd' : 'keycloak'));
+    // A failed look is not kept: the next test asks again.
+    kind.catch(() => detected.delete(origin));
+    detected.set(origin, kind);
+  }
+  return kind;
+}
+
+/**
  * Which provider's pages the suite will meet: E2E_PROVIDER when the runner says so,
  * otherwise read from the app's /config.json (Glewlwyd's endpoints live under /api/oidc/).
  */
 export const test = base.extend<Fixtures>({
-  provider: async ({ request }, use) => {
+  provider: async ({ baseURL }, use) => {
     const fromEnv = process.env.E2E_PROVIDER as ProviderKind | undefined;
     if (fromEnv !== undefined && !KINDS.includes(fromEnv)) throw new Error(`E2E_PROVIDER must be one of ${KINDS.join(', ')}`);
-    const res = await request.get('/config.json');
-    const config = (await res.json()) as { auth: { provider: string; authorizeUrl: string } };
-    const detected: ProviderKind =
-      config.auth.provider === 'embedded' ? 'embedded' : /\/api\/oidc\/auth$/.test(config.auth.authorizeUrl) ? 'glewlwyd' : 'keycloak';
-    await use(fromEnv ?? detected);
+    await use(fromEnv ?? (await detectProvider(baseURL!)));
   },
   // eslint-disable-next-line no-empty-pattern
   axe: async ({}, use, testInfo) => {
@@ -177,19 +191,35 @@ async function openOwnProfile(page: Page): Promise<void> {
  * comments a test needs from others while what it checks is what the page's person sees.
  */
 export async function apiPerson(provider: ProviderKind, user = newUser('a')) {
-  const origin = appOrigin();
   const token = await tokenFor(provider, user, true);
-  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<unknown> => {
+  return { user, token, call: apiCaller(token, user.username) };
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** API calls with this token, each expected to succeed; the answer's JSON (null when empty). */
+export function apiCaller(token: string, who: string) {
+  const origin = appOrigin();
+  return async (method: Method, path: string, data?: unknown): Promise<unknown> => {
     const res = await fetch(`${origin}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(data === undefined ? {} : { 'content-type': 'application/json' }) },
       body: data === undefined ? undefined : JSON.stringify(data),
     });
     const text = await res.text();
-    expect(res.ok, `${user.username}: ${method} ${path}: ${res.status} ${text}`).toBe(true);
+    expect(res.ok, `${who}: ${method} ${path}: ${res.status} ${text}`).toBe(true);
     return text ? (JSON.parse(text) as unknown) : null;
   };
-  return { user, token, call };
+}
+
+/**
+ * One API call as the person signed in on `page` (their token, where the app keeps it): for the
+ * state a test starts from when another test walks the screen that makes it (issue 43).
+ */
+export async function callAs(page: Page, method: Method, path: string, data?: unknown): Promise<unknown> {
+  const token = await accessToken(page);
+  expect(token, 'the page is signed in').toBeTruthy();
+  return apiCaller(token!, 'the signed-in person')(method, path, data);
 }
 
 /** A second person in their own browser context (on a screen of the given size, else Playwright's default), made through the API. */
@@ -232,7 +262,13 @@ export function operatorOrSkip(provider: ProviderKind): Credentials {
  * API first, so the token carries the role.
  */
 export async function signInAsOperator(page: Page, provider: ProviderKind, operator: Credentials): Promise<void> {
-  const token = await workerToken(provider, operator, async () => {
+  await giveSession(page.context(), await operatorToken(provider, operator));
+  await openOwnProfile(page);
+}
+
+/** The operator's token (signInAsOperator), for the operator's acts a test needs but does not walk. */
+export function operatorToken(provider: ProviderKind, operator: Credentials): Promise<string> {
+  return workerToken(provider, operator, async () => {
     if (provider === 'keycloak') {
       await ensureOperator(operator);
       return tokenFor(provider, operator, false);
@@ -245,8 +281,6 @@ export async function signInAsOperator(page: Page, provider: ProviderKind, opera
       return tokenFor(provider, operator, false);
     }
   });
-  await giveSession(page.context(), token);
-  await openOwnProfile(page);
 }
 
 /**
