@@ -14,8 +14,9 @@
 //    Its upgrade case (lane keycloak-upgrade, scripts/stack/keycloak-upgrade.ts), beside it on the
 //    same Keycloak (one start per run; a start took about 120 s on CI's runners): an older release's
 //    realm file imported under a realm name of its own, a registered person; after keycloak-sync,
-//    today's realm settings are read back and in force, and the person still signs in. It runs while
-//    the suite does, in its own realm: neither touches the other's (keycloak-upgrade.ts says why).
+//    today's realm settings are read back and in force, and the person still signs in. It runs just
+//    before the suite, in its own realm: neither touches the other's (keycloak-upgrade.ts says why);
+//    not beside it, so that the suite's timed checks (brute-force lockout) have Keycloak to themselves.
 // 2. Glewlwyd (scripts/stack/glewlwyd.ts), a second OpenID provider, to show the app speaks
 //    OpenID and not only Keycloak: the tests tagged @any-provider (sign up, sign in, post,
 //    sign out, Login shows the form).
@@ -171,22 +172,20 @@ async function main(): Promise<number> {
       log(
         `Keycloak ${keycloak.version} ready in ${seconds(keycloak.startMs)} (it reports started in ${keycloak.reportedStart}; start-dev's augmentation: ${keycloak.augmentation}): ${keycloak.issuer}`,
       );
-      const upgradeStarted = Date.now();
-      const upgrade = upgrading
-        ? checkRealmUpgrade({ kc: keycloak, tree, say: (msg) => log(`keycloak-upgrade: ${msg}`) }).then(
+      try {
+        if (upgrading) {
+          const upgradeStarted = Date.now();
+          const code = await checkRealmUpgrade({ kc: keycloak, tree, say: (msg) => log(`keycloak-upgrade: ${msg}`) }).then(
             () => (log(`keycloak-upgrade: passed in ${seconds(Date.now() - upgradeStarted)}`), 0),
             (err: unknown) => (console.error(`test:stack: keycloak-upgrade: FAIL: ${(err as Error).stack ?? err}`), 1),
-          )
-        : Promise.resolve(0);
-      try {
+          );
+          exitCode ||= code;
+        }
         if (lanes.includes('keycloak')) {
           const code = await keycloakLane(keycloak);
           exitCode ||= code;
         }
       } finally {
-        // Stopped only once the upgrade case, running beside the suite, is done with it too.
-        const code = await upgrade;
-        exitCode ||= code;
         await keycloak.stop();
       }
     }
