@@ -367,3 +367,60 @@ test("A's operator turns authorized fetch on: her posts go only to signed reques
     await context.close();
   }
 });
+
+test('Alice mutes B from the profile of someone there, confirms, sees it under Muted servers on her own profile, and unmutes it there', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const { aliceToken } = walked!;
+  const [a, b] = [servers[0]!, servers[1]!];
+  const bHost = hostOf(ports[1]);
+  const asAlice = { authorization: `Bearer ${aliceToken}`, 'content-type': 'application/json' };
+  // The test before this one left B suspended, which removed Bob here: lifted for this walk, put back
+  // at its end. Someone new on B, since Bob, once removed, is not taken in again (his old row keeps his sub).
+  expect((await fetch(`${a.origin}/api/admin/federation/blocks/${encodeURIComponent(bHost)}`, { method: 'DELETE', headers: { authorization: asAlice.authorization } })).status).toBe(200);
+  const cal = newUser('fc');
+  await tokenFor('embedded', cal, true, b.origin);
+  const calThere = `${cal.username}@${bHost}`;
+  const { page } = await phoneOn(browser, a.origin, aliceToken);
+  const search = new SearchPage(page);
+  await search.goto();
+  await search.search(`${b.origin}/app/profile/${cal.username}`);
+  await search.result(calThere).click();
+  await expect(page.getByRole('heading', { level: 1, name: calThere })).toBeVisible();
+
+  // Mute, next to Block: asked first, then it reads Unmute and says what it does.
+  page.once('dialog', (dialog) => {
+    expect(dialog.message()).toContain(`Mute ${bHost}?`);
+    void dialog.accept();
+  });
+  await page.getByRole('button', { name: `Mute ${bHost}`, exact: true }).click();
+  await expect(page.getByRole('button', { name: `Unmute ${bHost}`, exact: true })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: `You muted ${bHost}` })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Block', exact: true })).toBeVisible();
+  await shot(page, 'server-muted');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shot(page, 'server-muted-desktop');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(page.getByRole('button', { name: `Unmute ${bHost}`, exact: true })).toBeVisible();
+
+  // Her own profile lists it under Muted servers; Unmute there lifts it.
+  await page.goto('/app/account');
+  await page.getByText('Muted servers (1)').click();
+  await expect(page.getByText(bHost, { exact: true })).toBeVisible();
+  await page.getByText(bHost, { exact: true }).scrollIntoViewIfNeeded();
+  await shot(page, 'muted-servers');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shot(page, 'muted-servers-desktop');
+  await page.getByRole('button', { name: `Unmute ${bHost}`, exact: true }).click();
+  await expect(page.getByText('Muted servers (0)')).toBeVisible();
+  const mutes = (await (await fetch(`${a.origin}/api/server-mutes`, { headers: asAlice })).json()) as { mutes: unknown[] };
+  expect(mutes.mutes).toEqual([]);
+
+  // B suspended again, as the test before left it.
+  const suspended = await fetch(`${a.origin}/api/admin/federation/blocks`, {
+    method: 'PUT',
+    headers: asAlice,
+    body: JSON.stringify({ domain: bHost, severity: 'suspend', publicComment: 'Testing the block' }),
+  });
+  expect(suspended.status).toBe(200);
+});

@@ -54,16 +54,17 @@ export function createCounters(sqlite: Database.Database) {
 
   // Follows: the followee's row, with their bell: +1 for a new follower, -1 for one gone whose
   // follow was unread. A follow only stands between people with no block.
-  // A follower on a server the followee muted counts on no bell (notification-rules.ts, mutedActor),
-  // nor does a follow that notifies nobody (follows.notifies = 0): both count as a follower.
+  // A follower on a server the followee muted counts on no bell (notification-rules.ts, mutedActor;
+  // the row's own block_count = 0, nearly everyone, as mutes count there, skips the probe), nor
+  // does a follow that notifies nobody (follows.notifies = 0): both count as a follower.
   const addFollower = sqlite.prepare<{ follower: number; followee: number; at: number; notify: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count + 1,
-      unread_notifications = unread_notifications + (@notify AND NOT EXISTS (${mutedActor('@followee', '@follower')})),
+      unread_notifications = unread_notifications + (@notify AND (block_count = 0 OR NOT EXISTS (${mutedActor('@followee', '@follower')}))),
       notified_at = max(notified_at, @at * @notify)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
   const dropFollower = sqlite.prepare<{ follower: number; followee: number; at: number; notify: number }, { followerCount: number }>(`
     UPDATE users SET follower_count = follower_count - 1,
-      unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at AND NOT EXISTS (${mutedActor('@followee', '@follower')})), 0)
+      unread_notifications = max(unread_notifications - (@notify AND @at > notifications_seen_at AND (block_count = 0 OR NOT EXISTS (${mutedActor('@followee', '@follower')}))), 0)
     WHERE id = @followee RETURNING follower_count AS followerCount`);
   const bumpFollowing = sqlite.prepare<[number, number]>('UPDATE users SET following_count = following_count + ? WHERE id = ?');
   // An accepted follow request (follows.accepted = 1): the bell is the follower's ("X accepted your
@@ -73,12 +74,12 @@ export function createCounters(sqlite: Database.Database) {
   );
   const acceptedToFollower = sqlite.prepare<{ follower: number; followee: number; at: number }>(`
     UPDATE users SET following_count = following_count + 1,
-      unread_notifications = unread_notifications + NOT EXISTS (${mutedActor('@follower', '@followee')}),
+      unread_notifications = unread_notifications + (block_count = 0 OR NOT EXISTS (${mutedActor('@follower', '@followee')})),
       notified_at = max(notified_at, @at)
     WHERE id = @follower`);
   const unacceptedToFollower = sqlite.prepare<{ follower: number; followee: number; at: number }>(`
     UPDATE users SET following_count = following_count - 1,
-      unread_notifications = max(unread_notifications - (@at > notifications_seen_at AND NOT EXISTS (${mutedActor('@follower', '@followee')})), 0)
+      unread_notifications = max(unread_notifications - (@at > notifications_seen_at AND (block_count = 0 OR NOT EXISTS (${mutedActor('@follower', '@followee')}))), 0)
     WHERE id = @follower`);
   // A follow taken by a block, both counts at once (its bell already went with the block's).
   const uncountFollow = sqlite.prepare<{ follower: number; followee: number }>(`

@@ -189,7 +189,7 @@ const OtherProfile = memo(function OtherProfile({ username }: { username: string
               {summary.isBlocked ? 'Unblock' : 'Block'}
             </button>
             {host && hostMuted !== null && (
-              <button type="button" className={buttons.secondary} onClick={toggleMute} disabled={muting.busy}>
+              <button type="button" className={`${buttons.secondary} ${styles.muteButton}`} onClick={toggleMute} disabled={muting.busy}>
                 {hostMuted ? `Unmute ${host}` : `Mute ${host}`}
               </button>
             )}
