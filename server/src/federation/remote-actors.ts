@@ -66,6 +66,12 @@ export function createRemoteActors(
     'INSERT INTO users (sub, username, created_at, host, limited) VALUES (?, ?, ?, ?, ?) RETURNING id',
   );
   const renameUser = sqlite.prepare<[string, number]>('UPDATE users SET username = ? WHERE id = ?');
+  // A removed person keeps their row (deleted_at) and, unlike a local account's, its sub: freed
+  // here when their actor is looked up again (a suspension lifted, say), as a local sub is freed
+  // on removal (people/users-repository.ts, releaseSub).
+  const releaseRemovedSub = sqlite.prepare<[string]>(
+    `UPDATE users SET sub = '~removed-' || id || ':' || sub WHERE sub = ? AND deleted_at IS NOT NULL`,
+  );
   const upsertActor = sqlite.prepare<[number, string, string, string | null, string | null, number, number]>(`
     INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, url, manually_approves_followers, fetched_at)
     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -102,6 +108,7 @@ export function createRemoteActors(
     let userId = byUri.get(uri)?.userId;
     if (userId === undefined) {
       take(username);
+      releaseRemovedSub.run(`~remote:${uri}`);
       userId = insertUser.get(`~remote:${uri}`, username, at, host, limitedHost(host) ? 1 : 0)!.id;
     } else if (byUri.get(uri)!.username !== username) {
       take(username);

@@ -153,6 +153,14 @@ t.test('a suspended server: its people and all they left are gone here, nothing 
   t.equal((await asAlice('GET', `/api/like?postId=${herPost}`)).json.likeCount, 0, 'his new like did not get in');
   const failures = b.app.database.sqlite.prepare('SELECT status FROM federation_delivery_failures').pluck().all();
   t.ok(failures.includes(403), `his server was refused with 403 (${JSON.stringify(failures)})`);
+
+  // Lifted: Bob, removed here, is looked up again as a new person (his old row keeps its removal).
+  t.equal((await asOlga('DELETE', `/api/admin/federation/blocks/${encodeURIComponent(b.host)}`)).status, 200);
+  const again = await asAlice('GET', `/api/search-profiles?username=${encodeURIComponent(`${b.origin}/users/${bob.id}`)}`);
+  t.equal(again.status, 200, 'looked up again after the lift: no 500');
+  t.same(again.json.map((m: { username: string }) => m.username), [bobThere], 'and found under his name');
+  t.equal(sqlite.prepare('SELECT count(*) FROM users WHERE host IS NOT NULL AND deleted_at IS NULL').pluck().get(), 1, 'one live row for him');
+  t.same((await asAlice('GET', `/api/view-user-posts?username=${encodeURIComponent(bobThere)}`)).json.isFollowing, false, 'with none of what was removed');
 });
 
 t.test("a server whose media is rejected: its posts are not kept here (a post here is its photos), nor its people's pictures", async (t) => {
