@@ -33,9 +33,15 @@ interface Started {
   config: Config;
 }
 
-/** Today's server, in-process, on a DATA_DIR (./today.ts), with sign-ins unthrottled for the many below. */
+/**
+ * Today's server, in-process, on a DATA_DIR (./today.ts), with sign-ins unthrottled for the many
+ * below. The fixtures' raw uploads were written on the day each fixture was made; at start the
+ * orphan sweep (server/src/media/orphan-sweep.ts, tested in server/test/media/) removes raw
+ * uploads older than UPLOAD_ORPHAN_TTL_SECONDS (a day), which would make the row counts below
+ * depend on the fixtures' age. Its window is set to a century here: the upgrade must keep every row.
+ */
 async function startOn(t: Teardown, dataDir: string): Promise<Started> {
-  const { server, config } = await startToday(t, dataDir, { RATE_LIMIT_AUTH_PER_MINUTE: '1000' });
+  const { server, config } = await startToday(t, dataDir, { RATE_LIMIT_AUTH_PER_MINUTE: '1000', UPLOAD_ORPHAN_TTL_SECONDS: String(100 * 365 * 24 * 3600) });
   return { app: server, config };
 }
 
