@@ -23,8 +23,8 @@
 // 3. Federation over https (lane federation-tls, scripts/stack/federation-tls.ts): two servers of
 //    the tree behind Caddy with certificates from its local authority; search by `@name@host`
 //    (WebFinger over https), follow, a photo to the other's Following feed, a like back, and a
-//    handle on a host outside FEDERATION_ALLOWED_PRIVATE_HOSTS refused unasked. Run first, alone:
-//    it needs neither Swift nor a provider.
+//    handle on a host outside FEDERATION_ALLOWED_PRIVATE_HOSTS refused unasked. Run first, while
+//    Swift and Keycloak start: it needs neither.
 //
 //   npm run test:stack                       # builds the image's tree first (test:prod's recipe)
 //   npm run test:stack -- --tree DIR         # a tree kept by `npm run test:prod -- --keep DIR`
@@ -106,7 +106,8 @@ async function main(): Promise<number> {
   let swift: Swift | null = null;
   let exitCode = 0;
   try {
-    if (lanes.includes('federation-tls')) {
+    const federationOverTls = async () => {
+      if (!lanes.includes('federation-tls')) return;
       try {
         const { ms } = await checkFederationOverTls({ appCwd: tree, appCommand: 'node server/dist/server.js', say: (msg) => log(`federation-tls: ${msg}`) });
         log(`federation-tls: passed in ${seconds(ms)}`);
@@ -114,8 +115,11 @@ async function main(): Promise<number> {
         console.error(`test:stack: federation-tls: FAIL: ${(err as Error).stack ?? err}`);
         exitCode = 1;
       }
+    };
+    if (!needsSwift) {
+      await federationOverTls();
+      return exitCode;
     }
-    if (!needsSwift) return exitCode;
     // Swift and Keycloak start side by side: Keycloak's start is the longer one.
     const swiftStarted = Date.now();
     // Its default 30 s to get ready ran out on a busy 2-core runner (account, container and proxy
@@ -131,7 +135,11 @@ async function main(): Promise<number> {
         ? (log(`starting Keycloak ${keycloakVersion()} (the version compose.yaml pins)`),
           startKeycloak({ appUrl: publicUrl, extraRealms: upgrading ? upgradeRealmImport() : {} }, log))
         : null;
-    const [s, kc] = await Promise.allSettled([swiftReady, keycloakReady ?? Promise.resolve(null)]);
+    // Settled from now on, so that a start that fails while federation-tls runs is not an unhandled rejection.
+    const starting = Promise.allSettled([swiftReady, keycloakReady ?? Promise.resolve(null)]);
+    // federation-tls needs neither: it runs while they start.
+    await federationOverTls();
+    const [s, kc] = await starting;
     if (s.status === 'fulfilled') swift = s.value;
     if (s.status === 'rejected' || kc.status === 'rejected') {
       if (kc.status === 'fulfilled') await kc.value?.stop();
