@@ -5,7 +5,8 @@
 //
 // 1. Keycloak, the provider compose.yaml ships (scripts/stack/keycloak.ts: the version compose
 //    pins, from Maven Central, started as compose starts it, the realm file imported as it is).
-//    The whole Playwright suite runs through it: people register on Keycloak's Register page,
+//    The Playwright specs whose subject it is run through it (KEYCLOAK_LANE_SPECS, below; at least
+//    one walk of every spec screen and flow): people register on Keycloak's Register page,
 //    sign in on its pages, sign out through its logout confirmation; the operator is given the
 //    realm role through Keycloak's admin API; tests/e2e/keycloak.spec.ts checks the realm's
 //    own promises (brute-force lockout, password policy, tokens of other realms and clients).
@@ -67,6 +68,19 @@ function parse(argv: string[]) {
   }
   return { tree, lanes, playwrightArgs };
 }
+
+/**
+ * What the Keycloak lane runs (unless Playwright arguments are given after --): the specs whose
+ * subject is the sign-in, the operator's realm role or the photos through Swift, and at least one
+ * walk of every spec screen and flow tests/e2e/COVERAGE.md lists for this lane. Left to the
+ * embedded lane: post-edits, album-edits, alt-text and first-screen, whose flows and screens
+ * the specs below walk too (their subject is the app's own pages, the same with any provider),
+ * and the specs that skip themselves here (a11y, joining, passwords, federation, operator-pages).
+ */
+const KEYCLOAK_LANE_SPECS = [
+  'account-delete', 'albums', 'auth', 'content-warnings', 'export', 'hashtags', 'keycloak', 'moderation',
+  'notifications', 'photos', 'posts', 'private-accounts', 'profile', 'social',
+].map((name) => `tests/e2e/${name}.spec.ts`);
 
 function keycloakProvider(kc: Keycloak): Provider {
   return {
@@ -166,7 +180,7 @@ async function main(): Promise<number> {
         appPort,
         publicUrl,
         appEnv: storage('shower-beer'),
-        playwrightArgs,
+        playwrightArgs: playwrightArgs.length ? playwrightArgs : KEYCLOAK_LANE_SPECS,
         // At phone size only: the embedded lane walks the same pages at both sizes; this lane's
         // subject is the sign-in through Keycloak and the photos through Swift (tests/e2e/COVERAGE.md).
         playwrightEnv: { E2E_SIZES: process.env.E2E_SIZES ?? 'phone' },
