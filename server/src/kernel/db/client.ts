@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import type * as DrizzleSqlite from 'drizzle-orm/better-sqlite3';
+import type * as DrizzleMigrator from 'drizzle-orm/better-sqlite3/migrator';
 import { APP_VERSION, versionName, versionNumber } from '../version.js';
 
 const require = createRequire(import.meta.url);
@@ -132,8 +134,8 @@ function migrationsDue(applied: Set<number>, journal: JournalEntry[]): boolean {
  * all of which have nothing to apply. Repositories use better-sqlite3 directly; drizzle only migrates.
  */
 function applyMigrations(sqlite: Database.Database, migrationsDir: string): void {
-  const { drizzle } = require('drizzle-orm/better-sqlite3') as typeof import('drizzle-orm/better-sqlite3');
-  const { migrate } = require('drizzle-orm/better-sqlite3/migrator') as typeof import('drizzle-orm/better-sqlite3/migrator');
+  const { drizzle } = require('drizzle-orm/better-sqlite3') as typeof DrizzleSqlite;
+  const { migrate } = require('drizzle-orm/better-sqlite3/migrator') as typeof DrizzleMigrator;
   migrate(drizzle(sqlite), { migrationsFolder: migrationsDir });
 }
 
