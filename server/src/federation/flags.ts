@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Context } from '@fedify/fedify';
 import { Flag, type Recipient } from '@fedify/vocab';
 import { badRequest, conflict, HttpError, notFound } from '../kernel/errors.js';
+import { NOTE_MAX_LENGTH } from '../kernel/limits.js';
 import { createModerationLog, type Operator } from '../kernel/moderation-log.js';
 import { cleanText, clip } from '../kernel/text.js';
 import type { FederatedPostsRepository } from './federated-posts-repository.js';
@@ -25,8 +26,6 @@ export interface FlagsDeps {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
-/** The longest note kept or sent: a report's note here (moderation/moderation-routes.ts, NOTE_MAX_LENGTH). */
-const NOTE_MAX_LENGTH = 500;
 /** The most items one Flag may name here: Mastodon sends the account and the few posts picked. */
 const FLAG_ITEMS_MAX = 20;
 const OUR_POST = /^\/users\/([1-9][0-9]{0,14})\/posts\/([1-9][0-9]{0,14})$/;

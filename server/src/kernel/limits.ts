@@ -10,3 +10,5 @@ export const ALT_TEXT_MAX_LENGTH = 1500;
 export const ALBUM_MAX_PHOTOS = 10;
 /** A sensitive post's warning, shown over its blurred photo (posts.content_warning; docs/api.md, "Content warnings"). */
 export const CONTENT_WARNING_MAX_LENGTH = 100;
+/** A report's note, an operator's reason, and the text of a report forwarded to another server or received from one (moderation/, federation/flags.ts). */
+export const NOTE_MAX_LENGTH = 500;

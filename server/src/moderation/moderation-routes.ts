@@ -8,10 +8,8 @@ import { parseId } from '../kernel/paging.js';
 import { cleanText } from '../kernel/text.js';
 import { pictureUrl } from '../kernel/views.js';
 import { badRequest, notFound } from '../kernel/errors.js';
+import { NOTE_MAX_LENGTH } from '../kernel/limits.js';
 import { ErrorBody, errors, Id, IdParam, UsernameParams, writeErrors } from '../kernel/route-schemas.js';
-
-/** Most characters of a report's note and of an operator's reason. */
-export const NOTE_MAX_LENGTH = 500;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -12,7 +12,7 @@ const REASONS: ReadonlyArray<{ value: ReportReason; label: string }> = [
   { value: 'other', label: 'Something else' },
 ];
 
-/** Most characters of a report's note (server/src/moderation/moderation-routes.ts, NOTE_MAX_LENGTH). */
+/** Most characters of a report's note (server/src/kernel/limits.ts, NOTE_MAX_LENGTH). */
 const NOTE_MAX = 500;
 
 interface ReportDialogProps {

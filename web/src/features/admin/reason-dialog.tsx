@@ -3,7 +3,7 @@ import { Modal, ModalFormFooter } from '@/components/modal';
 import modal from '@/components/modal.module.css';
 import { useSubmit } from '@/lib/use-submit';
 
-/** Most characters of an operator's reason (server/src/moderation/moderation-routes.ts, NOTE_MAX_LENGTH). */
+/** Most characters of an operator's reason (server/src/kernel/limits.ts, NOTE_MAX_LENGTH). */
 const REASON_MAX = 500;
 
 interface ReasonDialogProps {
